@@ -1,0 +1,305 @@
+"""The check stage: parse, lint, ask every prover three questions, decide, categorise.
+
+Work is done per story, because the items of a story share their premises: the consistency of a
+premise set is asked once, and the Z3 backend answers all of a story's questions on one solver.
+Each prover's verdicts go through the content-hash cache, so an unchanged item costs a lookup.
+
+`check_items` runs stories in worker processes and returns one row per item (input order) with
+the columns documented in `CATEGORIES` and `check_items`. Provers are built inside each worker by
+an injected, picklable `prover_factory(names) -> list[Prover]`, which keeps this core free of the
+backends' packages.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from refinery.datasets.records import Item
+from refinery.labels import Label
+from refinery.logic.errors import SyntaxProblem
+from refinery.logic.lint import lint
+from refinery.logic.parse import Parsed, try_parse
+from refinery.logic.syntax import Formula, Not
+from refinery.prove.cache import VerdictCache, problem_key
+from refinery.prove.decide import Agreement, combine, decide
+from refinery.prove.verdict import Budget, Problem, Prover, Status, Verdict
+
+#: Item categories, in the order they are tested: the first that applies wins.
+CATEGORIES = (
+    "parse_error",  # some premise or the conclusion does not parse: no prover was run
+    "lint_error",  # parses, but a lint error (arity clash, free variable …) makes the FOL ill-formed
+    "prover_disagreement",  # two provers reached different definite labels
+    "undecided",  # some prover timed out, gave up or failed, so no label counts
+    "inconsistent",  # both provers: the premises contradict each other
+    "verified",  # both provers derive the gold label
+    "label_mismatch",  # both provers agree on a label that differs from the gold label
+)
+
+ProverFactory = Callable[[Sequence[str]], list[Prover]]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedItem:
+    """An item's formulas after parsing; None where a formula did not parse."""
+
+    item: Item
+    premises: tuple[Formula | None, ...]
+    conclusion: Formula | None
+    problems: tuple[SyntaxProblem, ...]
+    notation: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def parse_item(item: Item) -> ParsedItem:
+    """Parse every premise and the conclusion, naming fields `premises[i]` and `conclusion`."""
+    premises: list[Formula | None] = []
+    problems: list[SyntaxProblem] = []
+    notation: list[str] = []
+    fields = [(f"premises[{i}]", text) for i, text in enumerate(item.premises_fol)]
+    fields.append(("conclusion", item.conclusion_fol or ""))
+    if not item.premises_fol:
+        problems.append(SyntaxProblem("premises", 1, 1, "end of formula", (), "empty", ""))
+    results: list[Formula | None] = []
+    for where, text in fields:
+        res = try_parse(text, field=where)
+        if isinstance(res, Parsed):
+            results.append(res.formula)
+            notation.extend(f"{where}:{n}" for n in res.notation)
+        else:
+            results.append(None)
+            problems.append(res)
+    premises = results[:-1]
+    return ParsedItem(item, tuple(premises), results[-1], tuple(problems), tuple(notation))
+
+
+@dataclass
+class Checker:
+    """Answers the three questions for every item of a story with each prover, through a cache."""
+
+    provers: list[Prover]
+    budget: Budget
+    cache: VerdictCache = field(default_factory=lambda: VerdictCache(None))
+
+    def _ask(self, prover: Prover, axioms: tuple[Formula, ...], goals: list[Formula | None]) -> list[Verdict]:
+        version = prover.version()
+        keys = [problem_key(prover.name, version, self.budget, Problem(axioms, g)) for g in goals]
+        out: list[Verdict | None] = [self.cache.get(k) for k in keys]
+        missing = [i for i, v in enumerate(out) if v is None]
+        if missing:
+            many = getattr(prover, "check_many", None)
+            if many is not None:
+                fresh = many(axioms, [goals[i] for i in missing], self.budget)
+            else:
+                fresh = [prover.check(Problem(axioms, goals[i]), self.budget) for i in missing]
+            for i, verdict in zip(missing, fresh, strict=True):
+                out[i] = verdict
+                self.cache.put(keys[i], verdict)
+        return [v for v in out if v is not None]
+
+    def check_story(self, items: Sequence[Item]) -> list[dict[str, Any]]:
+        """One row per item, in the given order."""
+        started = time.perf_counter()
+        parsed = [parse_item(it) for it in items]
+        # items of a story usually, but not always, share the exact same premises
+        groups: dict[tuple[Formula, ...], list[ParsedItem]] = {}
+        for p in parsed:
+            if p.ok:
+                groups.setdefault(tuple(f for f in p.premises if f is not None), []).append(p)
+        verdicts: dict[str, dict[str, tuple[Verdict, Verdict, Verdict]]] = {}
+        sharing: dict[str, int] = {}  # how many items share the item's consistency question
+        for axioms, members in groups.items():
+            sharing.update((m.item.id, len(members)) for m in members)
+            goals: list[Formula | None] = [None]
+            for m in members:
+                assert m.conclusion is not None
+                goals += [m.conclusion, Not(m.conclusion)]
+            unique = list(dict.fromkeys(goals))
+            for prover in self.provers:
+                answers = dict(zip(unique, self._ask(prover, axioms, unique), strict=True))
+                for m in members:
+                    c = m.conclusion
+                    assert c is not None
+                    verdicts.setdefault(m.item.id, {})[prover.name] = (
+                        answers[None], answers[c], answers[Not(c)],
+                    )
+        elapsed = (time.perf_counter() - started) / max(1, len(items))
+        return [
+            self._row(p, verdicts.get(p.item.id, {}), sharing.get(p.item.id, 1), elapsed)
+            for p in parsed
+        ]
+
+    def _row(
+        self,
+        p: ParsedItem,
+        per_prover: dict[str, tuple[Verdict, Verdict, Verdict]],
+        sharing: int,
+        seconds: float,
+    ) -> dict[str, Any]:
+        item = p.item
+        issues = [f"{sp.field}:{sp.line}:{sp.column}: error: syntax: {sp.message}" for sp in p.problems]
+        lint_errors = 0
+        if p.ok:
+            formulas = [(f"premises[{i}]", f) for i, f in enumerate(p.premises) if f is not None]
+            assert p.conclusion is not None
+            formulas.append(("conclusion", p.conclusion))
+            found = lint(formulas, nl_premises=len(item.premises), fol_premises=len(item.premises_fol), item_id=item.id)
+            lint_errors = sum(1 for i in found if i.severity == "error")
+            issues += [i.render() for i in found]
+        labels: dict[str, Label] = {}
+        row: dict[str, Any] = {
+            "id": item.id,
+            "dataset": item.dataset,
+            "split": item.split,
+            "story_id": item.story_id,
+            "example_id": item.example_id,
+            "gold_label": item.label.value if item.label else "",
+        }
+        detail: dict[str, Any] = {}
+        prover_seconds = 0.0
+        all_cached = bool(per_prover)
+        for prover in self.provers:
+            trio = per_prover.get(prover.name)
+            if trio is None:
+                row[f"label_{prover.name}"] = ""
+                row[f"status_{prover.name}"] = ""
+                row[f"seconds_{prover.name}"] = 0.0
+                continue
+            axioms, pos, neg = trio
+            label = decide(axioms.status, pos.status, neg.status)
+            labels[prover.name] = label
+            row[f"label_{prover.name}"] = label.value
+            row[f"status_{prover.name}"] = "/".join(v.status.value for v in trio)
+            row[f"seconds_{prover.name}"] = round(pos.elapsed + neg.elapsed, 6)
+            fresh = [0.0 if v.cached else v.elapsed for v in trio]
+            prover_seconds += fresh[0] / sharing + fresh[1] + fresh[2]
+            all_cached = all_cached and all(v.cached for v in trio)
+            detail[prover.name] = {
+                q: {"status": v.status.value, "raw": v.raw, "seconds": round(v.elapsed, 6), "version": v.version}
+                for q, v in zip(("axioms", "pos", "neg"), trio, strict=True)
+            }
+        agreed, agreement = combine(labels) if labels else (None, Agreement.UNDECIDED)
+        row["label"] = agreed.value if agreed else ""
+        row["agreement"] = agreement.value if labels else ""
+        row["category"] = categorise(p.ok, lint_errors > 0, agreed, agreement, item.label)
+        row["issues"] = "\n".join(issues)
+        row["n_issues"] = len(issues)
+        row["notation"] = "\n".join(p.notation)
+        row["content_hash"] = item.content_hash
+        row["cached"] = all_cached
+        row["prover_seconds"] = round(prover_seconds, 6)
+        row["seconds"] = round(seconds, 6)
+        row["verdicts"] = json.dumps(detail, ensure_ascii=False)
+        return row
+
+
+def categorise(parsed: bool, lint_error: bool, label: Label | None, agreement: Agreement, gold: Label | None) -> str:
+    """The item's category: the first rule of `CATEGORIES` that applies."""
+    if not parsed:
+        return "parse_error"
+    if lint_error:
+        return "lint_error"
+    if agreement is Agreement.DISAGREE:
+        return "prover_disagreement"
+    if label is None:
+        return "undecided"
+    if label is Label.INCONSISTENT:
+        return "inconsistent"
+    if label is Label.UNKNOWN:  # pragma: no cover - combine never agrees on Unknown
+        return "undecided"
+    return "verified" if label == gold else "label_mismatch"
+
+
+# -- parallel driver -----------------------------------------------------------------------------
+
+_WORKER: Checker | None = None
+
+
+def _init_worker(factory: ProverFactory, names: Sequence[str], budget: Budget, cache_path: Path | None) -> None:
+    global _WORKER
+    _WORKER = Checker(factory(names), budget, VerdictCache(cache_path))
+
+
+def _run_story(items: Sequence[Item]) -> list[dict[str, Any]]:
+    assert _WORKER is not None, "worker not initialised"
+    return _WORKER.check_story(items)
+
+
+def group_stories(items: Iterable[Item]) -> list[list[Item]]:
+    """Items grouped by story id, largest story first (better load balance across workers)."""
+    stories: dict[tuple[str, str, str], list[Item]] = {}
+    for it in items:
+        stories.setdefault((it.dataset, it.split, it.story_id), []).append(it)
+    return sorted(stories.values(), key=len, reverse=True)
+
+
+def check_items(
+    items: Sequence[Item],
+    *,
+    prover_factory: ProverFactory,
+    prover_names: Sequence[str],
+    budget: Budget,
+    workers: int = 1,
+    cache_path: Path | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Check every item; rows come back in input order.
+
+    Parameters
+    ----------
+    items:
+        Loaded items (any mix of datasets and splits).
+    prover_factory, prover_names:
+        `prover_factory(prover_names)` builds the provers inside each worker.
+    budget:
+        Per-question limits.
+    workers:
+        Worker processes; 1 runs in this process.
+    cache_path:
+        SQLite verdict cache file; None disables caching.
+    on_progress:
+        Called with the number of items finished after each story.
+
+    Returns
+    -------
+    list[dict]
+        One row per item: `id, dataset, split, story_id, example_id, gold_label`;
+        per prover `label_<p>` (decided label), `status_<p>` (axioms/pos/neg SZS statuses) and
+        `seconds_<p>`; `label` (agreed label or ""), `agreement`, `category` (see `CATEGORIES`),
+        `issues` (one rendered issue per line), `n_issues`, `notation` (normalisations applied),
+        `content_hash`, `cached` (every verdict came from the cache), `prover_seconds` (fresh
+        prover time for the item, the shared consistency question split across its items),
+        `seconds` (wall time share) and `verdicts` (JSON with every raw answer).
+    """
+    stories = group_stories(items)
+    rows: list[dict[str, Any]] = []
+    if workers <= 1:
+        _init_worker(prover_factory, prover_names, budget, cache_path)
+        for story in stories:
+            rows += _run_story(story)
+            if on_progress:
+                on_progress(len(story))
+    else:
+        with ProcessPoolExecutor(
+            workers,
+            mp_context=get_context("fork"),
+            initializer=_init_worker,
+            initargs=(prover_factory, tuple(prover_names), budget, cache_path),
+        ) as pool:
+            futures = {pool.submit(_run_story, s): len(s) for s in stories}
+            for fut in as_completed(futures):
+                rows += fut.result()
+                if on_progress:
+                    on_progress(futures[fut])
+    order = {it.id: i for i, it in enumerate(items)}
+    rows.sort(key=lambda r: order[r["id"]])
+    return rows

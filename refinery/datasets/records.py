@@ -1,0 +1,139 @@
+"""The records a dataset loader returns: `Item`, `LoadError` and `LoadResult`.
+
+An `Item` is one benchmark example (premises, conclusion, their FOL, the gold label) plus where it
+came from and the original row, so that a refined dataset can be written back in its own layout.
+Two values are derived, never passed in, so that they cannot go stale under `dataclasses.replace`:
+
+- ``id`` is ``"<dataset>/<split>/<example_id>"``, e.g. ``folio-v2/validation/1014``;
+- ``content_hash`` is the sha256 hex digest of the UTF-8 JSON array
+  ``[premises, premises_fol, conclusion, conclusion_fol, label]`` (lists of stripped lines,
+  stripped strings, ``null`` for a missing conclusion FOL or label; ``ensure_ascii=False``,
+  separators ``","`` and ``":"``). It ignores ids, provenance and the raw row, so the same example
+  read from JSONL and from CSV hashes the same, and any edit to text, FOL or label changes it.
+
+Only the standard library and `refinery.labels` are imported here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from refinery.labels import Label
+
+
+def split_lines(value: str | Iterable[str]) -> tuple[str, ...]:
+    """Premises (or their FOL) as stripped, non-empty lines.
+
+    Accepts both published layouts: one newline-joined string (FOLIO v2) or a list of strings
+    (FOLIO v0). Blank lines are dropped silently; the row's ``raw`` text still has them.
+
+    >>> split_lines("A(x)\\n  B(x) \\n\\n")
+    ('A(x)', 'B(x)')
+    >>> split_lines(["A(x)", " ", "B(x)"])
+    ('A(x)', 'B(x)')
+    """
+    lines = value.split("\n") if isinstance(value, str) else value
+    return tuple(s for s in (line.strip() for line in lines) if s)
+
+
+def story_id_from_premises(premises: Iterable[str]) -> str:
+    """A stable story id for rows that have none: ``"p"`` + 8 hex digits of the premises' sha256.
+
+    Rows with the same (stripped, non-empty) premise lines get the same id, so they form one story.
+
+    >>> story_id_from_premises(["All cats purr.", "Tom is a cat."])
+    'p740178d0'
+    """
+    digest = hashlib.sha256("\n".join(premises).encode("utf-8")).hexdigest()
+    return "p" + digest[:8]
+
+
+def content_hash(
+    premises: tuple[str, ...],
+    premises_fol: tuple[str, ...],
+    conclusion: str,
+    conclusion_fol: str | None,
+    label: Label | None,
+) -> str:
+    """The sha256 hex digest that `Item.content_hash` holds; see the module docstring."""
+    payload = json.dumps(
+        [
+            list(premises),
+            list(premises_fol),
+            conclusion,
+            conclusion_fol,
+            None if label is None else label.value,
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Item:
+    """One benchmark example, normalised; ``id`` and ``content_hash`` are computed.
+
+    Text fields are stripped, premise lists hold no blank lines, ``conclusion_fol`` is None when
+    the row has none (absent, null or blank), and ``label`` is the gold label normalised to
+    True/False/Uncertain (None for an unlabelled row; ``raw_label`` keeps the original spelling).
+    ``raw`` is the original row as JSON (original field names, order and values), so
+    ``json.loads(item.raw)`` gives the row back exactly. ``line`` is 1-based: the physical line
+    for JSONL and CSV (where the row starts), the position in the list for JSON and the Hub.
+    """
+
+    id: str = field(init=False)
+    dataset: str
+    split: str
+    story_id: str
+    example_id: str
+    premises: tuple[str, ...]
+    premises_fol: tuple[str, ...]
+    conclusion: str
+    conclusion_fol: str | None
+    label: Label | None
+    raw_label: str
+    source: str
+    line: int
+    raw: str = field(repr=False)
+    content_hash: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Frozen dataclass: derived fields are set once, here, through object.__setattr__.
+        object.__setattr__(self, "id", f"{self.dataset}/{self.split}/{self.example_id}")
+        object.__setattr__(
+            self,
+            "content_hash",
+            content_hash(
+                self.premises,
+                self.premises_fol,
+                self.conclusion,
+                self.conclusion_fol,
+                self.label,
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LoadError:
+    """A row that could not become an `Item` (a record, not an exception): where and why."""
+
+    source: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """Everything one source gave: the items in source order and the rows that failed."""
+
+    items: tuple[Item, ...]
+    errors: tuple[LoadError, ...]
+    dataset: str
+    split: str

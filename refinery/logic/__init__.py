@@ -1,0 +1,1 @@
+"""The FOL language: syntax tree, grammar, parser, printer, analysis, lint and translations."""

@@ -1,0 +1,303 @@
+"""Text → AST: the only module that imports lark.
+
+`parse_formula` returns a `Parsed` (the formula plus the notation normalisations it applied) or
+raises `FolSyntaxError`; `try_parse` returns the `SyntaxProblem` instead of raising, which is what
+batch code wants. Lark types never leave this module.
+
+Scope is resolved here: a name bound by an enclosing quantifier becomes a `Var`, every other
+term name a `Const`. Notation variants (`⟷`, `—>`, `->`, `&`, `forall`, a trailing period …)
+parse to the same tree as the canonical symbols and are recorded per formula.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from refinery.logic.errors import FolSyntaxError, SyntaxProblem
+from refinery.logic.syntax import (
+    And,
+    Const,
+    Eq,
+    Exists,
+    Forall,
+    Formula,
+    Func,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Pred,
+    Span,
+    Term,
+    Var,
+    Xor,
+)
+
+# Canonical spelling of each operator terminal; anything else is a recorded notation variant.
+CANONICAL = {
+    "NOT": "¬",
+    "AND": "∧",
+    "OR": "∨",
+    "XOR": "⊕",
+    "IMPLIES": "→",
+    "IFF": "↔",
+    "EQ": "=",
+    "NEQ": "≠",
+}
+_QUANT_CANONICAL = {"∀": "∀", "∃": "∃", "forall": "∀", "exists": "∃"}
+
+# User-facing names for terminals in "expected one of" lists.
+_EXPECTED_NAMES = {
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "COMMA": "','",
+    "NAME": "a name",
+    "STRING": "a quoted string",
+    "QUANT": "a quantifier",
+    "PERIOD": "'.'",
+    "$END": "end of formula",
+    **{k: repr(v) for k, v in CANONICAL.items()},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A successfully parsed formula and the notation normalisations applied to it."""
+
+    formula: Formula
+    notation: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    return Lark.open_from_package(
+        "refinery.logic",
+        "grammar.lark",
+        parser="lalr",
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
+
+
+def _span(meta: Any) -> Span | None:
+    if getattr(meta, "empty", True):
+        return None
+    return Span(meta.start_pos, meta.end_pos, meta.line, meta.column)
+
+
+def _tok_span(tok: Token) -> Span:
+    return Span(tok.start_pos or 0, tok.end_pos or 0, tok.line or 1, tok.column or 1)
+
+
+@v_args(meta=True)
+class _Build(Transformer[Token, Any]):
+    """Builds AST nodes from the lark tree; records non-canonical operator spellings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.notation: list[str] = []
+
+    def _note(self, tok: Token, canonical: str) -> None:
+        if tok.value != canonical:
+            self.notation.append(f"{tok.line}:{tok.column} {tok.value!r} → {canonical!r}")
+
+    def _op(self, tok: Token) -> str:
+        self._note(tok, CANONICAL[tok.type])
+        return tok.type
+
+    # -- formulas ---------------------------------------------------------------------------
+    def start(self, meta: Any, children: list[Any]) -> Formula:
+        formula, period = children
+        self.notation.append(f"{period.line}:{period.column} trailing '.' removed")
+        return formula  # type: ignore[no-any-return]
+
+    def iff(self, meta: Any, children: list[Any]) -> Formula:
+        acc: Formula = children[0]
+        for i in range(1, len(children), 2):
+            self._op(children[i])
+            acc = Iff(acc, children[i + 1], span=_span(meta))
+        return acc
+
+    def implies(self, meta: Any, children: list[Any]) -> Formula:
+        left, tok, right = children
+        self._op(tok)
+        return Implies(left, right, span=_span(meta))
+
+    def or_(self, meta: Any, children: list[Any]) -> Formula:
+        # Fold left; consecutive ∨ in this chain form one n-ary Or. A parenthesised Or that
+        # starts the chain stays a separate node, so (a ∨ b) ∨ c keeps its shape.
+        acc: Formula = children[0]
+        chain_or = False
+        for i in range(1, len(children), 2):
+            kind, rhs = self._op(children[i]), children[i + 1]
+            if kind == "OR":
+                if chain_or and isinstance(acc, Or):
+                    acc = Or((*acc.args, rhs), span=_span(meta))
+                else:
+                    acc = Or((acc, rhs), span=_span(meta))
+                chain_or = True
+            else:
+                acc = Xor(acc, rhs, span=_span(meta))
+                chain_or = False
+        return acc
+
+    def and_(self, meta: Any, children: list[Any]) -> Formula:
+        for tok in children[1::2]:
+            self._op(tok)
+        return And(tuple(children[0::2]), span=_span(meta))
+
+    def negation(self, meta: Any, children: list[Any]) -> Formula:
+        tok, body = children
+        self._op(tok)
+        return Not(body, span=_span(meta))
+
+    def quantified(self, meta: Any, children: list[Any]) -> Formula:
+        tok, var, body = children
+        canonical = _QUANT_CANONICAL[tok.value]
+        self._note(tok, canonical)
+        cls = Forall if canonical == "∀" else Exists
+        return cls(var.value, body, span=_span(meta))
+
+    def pred(self, meta: Any, children: list[Any]) -> Formula:
+        name, *args = children
+        return Pred(name.value, tuple(args), span=_span(meta))
+
+    def pred0(self, meta: Any, children: list[Any]) -> Formula:
+        (name,) = children
+        self.notation.append(f"{name.line}:{name.column} empty argument list '()' removed")
+        return Pred(name.value, (), span=_span(meta))
+
+    def prop(self, meta: Any, children: list[Any]) -> Formula:
+        (name,) = children
+        return Pred(name.value, (), span=_tok_span(name))
+
+    def eq(self, meta: Any, children: list[Any]) -> Formula:
+        left, tok, right = children
+        self._op(tok)
+        return Eq(left, right, span=_span(meta))
+
+    def neq(self, meta: Any, children: list[Any]) -> Formula:
+        left, tok, right = children
+        self._op(tok)
+        return Not(Eq(left, right, span=_span(meta)), span=_span(meta))
+
+    # -- terms ------------------------------------------------------------------------------
+    def func(self, meta: Any, children: list[Any]) -> Term:
+        name, *args = children
+        return Func(name.value, tuple(args), span=_span(meta))
+
+    def name(self, meta: Any, children: list[Any]) -> Term:
+        (tok,) = children
+        return Const(tok.value, span=_tok_span(tok))
+
+    def string(self, meta: Any, children: list[Any]) -> Term:
+        (tok,) = children
+        return Const(tok.value, span=_tok_span(tok))
+
+
+def _bind_term(term: Term, bound: frozenset[str]) -> Term:
+    match term:
+        case Const(name, span) if name in bound:
+            return Var(name, span=span)
+        case Func(name, args, span):
+            return Func(name, tuple(_bind_term(a, bound) for a in args), span=span)
+        case _:
+            return term
+
+
+def _bind(f: Formula, bound: frozenset[str]) -> Formula:
+    """Turn names bound by an enclosing quantifier into `Var`s (innermost binder wins)."""
+    match f:
+        case Pred(name, args, span):
+            return Pred(name, tuple(_bind_term(a, bound) for a in args), span=span) if bound else f
+        case Eq(left, right, span):
+            return Eq(_bind_term(left, bound), _bind_term(right, bound), span=span)
+        case Not(body, span):
+            return Not(_bind(body, bound), span=span)
+        case And(args, span):
+            return And(tuple(_bind(a, bound) for a in args), span=span)
+        case Or(args, span):
+            return Or(tuple(_bind(a, bound) for a in args), span=span)
+        case Xor() | Implies() | Iff():
+            return dataclasses.replace(f, left=_bind(f.left, bound), right=_bind(f.right, bound))
+        case Forall(var, body, span):
+            return Forall(var, _bind(body, bound | {var}), span=span)
+        case Exists(var, body, span):
+            return Exists(var, _bind(body, bound | {var}), span=span)
+    raise AssertionError(f"unhandled node {f!r}")  # pragma: no cover
+
+
+def _problem(err: UnexpectedInput, text: str, field: str) -> SyntaxProblem:
+    line = getattr(err, "line", 1) or 1
+    column = getattr(err, "column", 1) or 1
+    expected: set[str] = set()
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        at_end = tok.type == "$END"
+        found = "end of formula" if at_end else str(tok.value)
+        expected = set(err.expected)
+        if at_end:  # lark reports EOF at column 1 of line 1; point past the last character
+            line, column = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
+        kind = "unexpected_end" if at_end else "unexpected_token"
+    elif isinstance(err, UnexpectedCharacters):
+        found, kind = err.char, "unknown_symbol"
+        expected = set(err.allowed or ())
+    elif isinstance(err, UnexpectedEOF):
+        found, kind = "end of formula", "unexpected_end"
+        expected = set(err.expected)
+        line, column = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
+    else:  # pragma: no cover - lark has no other UnexpectedInput subclasses
+        found, kind = "?", "unexpected_token"
+    if text.count("(") != text.count(")"):
+        kind = "unbalanced_parentheses"
+    names = sorted({_EXPECTED_NAMES.get(e, e) for e in expected if not e.startswith("__")})
+    return SyntaxProblem(field, line, column, found, tuple(names), kind, text)
+
+
+@lru_cache(maxsize=65536)
+def _parse_cached(text: str) -> Parsed | SyntaxProblem:
+    if not text.strip():
+        return SyntaxProblem("formula", 1, 1, "end of formula", (), "empty", text)
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as err:
+        return _problem(err, text, "formula")
+    build = _Build()
+    raw = build.transform(tree)
+    notes = sorted(build.notation, key=lambda n: tuple(int(x) for x in n.split()[0].split(":")))
+    return Parsed(_bind(raw, frozenset()), tuple(notes))
+
+
+def try_parse(text: str, *, field: str = "formula") -> Parsed | SyntaxProblem:
+    """Parse `text`; return a `SyntaxProblem` (naming `field`) instead of raising.
+
+    >>> try_parse("∀x (Dog(x) → Animal(x))").formula
+    Forall(var='x', body=Implies(left=Pred(name='Dog', args=(Var(name='x'),)), right=Pred(name='Animal', args=(Var(name='x'),))))
+    >>> print(try_parse("P(a) ∧", field="premises[2]").render())
+    premises[2]:1:7: unexpected end of formula; expected one of: '(', '¬', a name, a quantifier, a quoted string
+      P(a) ∧
+            ^
+    """
+    result = _parse_cached(text)
+    if isinstance(result, SyntaxProblem) and result.field != field:
+        return dataclasses.replace(result, field=field)
+    return result
+
+
+def parse_formula(text: str, *, field: str = "formula") -> Parsed:
+    """Parse `text` or raise `FolSyntaxError` naming `field`, line, column and expected tokens."""
+    result = try_parse(text, field=field)
+    if isinstance(result, SyntaxProblem):
+        raise FolSyntaxError(result)
+    return result
+
+
+def parse(text: str) -> Formula:
+    """Shorthand: the formula of `parse_formula(text)`."""
+    return parse_formula(text).formula

@@ -1,0 +1,1 @@
+"""Provers behind one interface, and the pure label decision over their verdicts."""

@@ -1,0 +1,102 @@
+"""What every prover backend takes and returns.
+
+A `Problem` is a list of axioms and an optional conjecture, built from AST nodes only. A backend
+answers with a frozen `Verdict` whose `Status` uses the SZS vocabulary; running out of time or
+giving up is a status like any other, never an exception.
+
+Questions and the statuses that answer them:
+- no conjecture ("are the axioms consistent?"): SATISFIABLE or UNSATISFIABLE;
+- with a conjecture ("do the axioms entail it?"): THEOREM or COUNTER_SATISFIABLE, or
+  CONTRADICTORY_AXIOMS when a backend can tell the axioms alone are unsatisfiable;
+- either: TIMEOUT, GAVE_UP, RESOURCE_OUT, ERROR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from refinery.logic.syntax import Formula
+
+
+class Status(StrEnum):
+    THEOREM = "Theorem"
+    COUNTER_SATISFIABLE = "CounterSatisfiable"
+    SATISFIABLE = "Satisfiable"
+    UNSATISFIABLE = "Unsatisfiable"
+    CONTRADICTORY_AXIOMS = "ContradictoryAxioms"
+    TIMEOUT = "Timeout"
+    GAVE_UP = "GaveUp"
+    RESOURCE_OUT = "ResourceOut"
+    ERROR = "Error"
+
+    @property
+    def is_definitive(self) -> bool:
+        """True for the statuses that settle the question asked."""
+        return self in _DEFINITIVE
+
+
+_DEFINITIVE = frozenset(
+    {
+        Status.THEOREM,
+        Status.COUNTER_SATISFIABLE,
+        Status.SATISFIABLE,
+        Status.UNSATISFIABLE,
+        Status.CONTRADICTORY_AXIOMS,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Axioms and an optional conjecture; `name` is for logs and temp-file names only."""
+
+    axioms: tuple[Formula, ...]
+    conjecture: Formula | None = None
+    name: str = "problem"
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Limits for one prover call.
+
+    `seconds` is the prover's own limit; callers enforce a wall-clock cap slightly above it.
+    `rlimit` is Z3's deterministic resource limit (None: no limit besides time).
+    """
+
+    seconds: float = 5.0
+    rlimit: int | None = 5_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One prover's answer to one `Problem`."""
+
+    prover: str
+    status: Status
+    elapsed: float
+    version: str = ""
+    raw: str = ""  # the status line as the prover printed it (or Z3's reason_unknown)
+    model: str | None = None  # countermodel / model text when the backend gives one
+    output_tail: str = ""  # last lines of output, for ERROR and GAVE_UP diagnosis
+    cached: bool = field(default=False, compare=False)
+
+
+@runtime_checkable
+class Prover(Protocol):
+    """A theorem prover backend."""
+
+    name: str
+
+    def version(self) -> str:
+        """The backend's version string (part of every cache key)."""
+        ...
+
+    def available(self) -> bool:
+        """Whether the backend can run on this machine."""
+        ...
+
+    def check(self, problem: Problem, budget: Budget) -> Verdict:
+        """Decide `problem` within `budget`; never raises for undecided problems."""
+        ...

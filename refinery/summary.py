@@ -1,0 +1,60 @@
+"""Numbers about a batch of check rows: category counts and prover agreement.
+
+Pure functions over the rows `refinery.check.check_items` returns, shared by the CLI, the
+benchmark and (later) reports.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from refinery.check import CATEGORIES
+from refinery.labels import Label
+
+
+def category_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Count of items per category, every category present (zeros included), in `CATEGORIES` order."""
+    counts = Counter(r["category"] for r in rows)
+    return {c: counts.get(c, 0) for c in CATEGORIES}
+
+
+@dataclass(frozen=True, slots=True)
+class PairAgreement:
+    """How often two provers agree on the items both decide (label other than Unknown)."""
+
+    first: str
+    second: str
+    both_decided: int
+    agree: int
+
+    @property
+    def rate(self) -> float:
+        return self.agree / self.both_decided if self.both_decided else 1.0
+
+
+def prover_agreement(rows: Sequence[dict[str, Any]], first: str, second: str) -> PairAgreement:
+    """Agreement of `label_<first>` and `label_<second>` over items both decided.
+
+    >>> rows = [{"label_a": "True", "label_b": "True"}, {"label_a": "True", "label_b": "False"},
+    ...         {"label_a": "Unknown", "label_b": "True"}, {"label_a": "", "label_b": ""}]
+    >>> prover_agreement(rows, "a", "b")
+    PairAgreement(first='a', second='b', both_decided=2, agree=1)
+    """
+    decided = [
+        r
+        for r in rows
+        if r.get(f"label_{first}") not in ("", None, Label.UNKNOWN.value)
+        and r.get(f"label_{second}") not in ("", None, Label.UNKNOWN.value)
+    ]
+    agree = sum(1 for r in decided if r[f"label_{first}"] == r[f"label_{second}"])
+    return PairAgreement(first, second, len(decided), agree)
+
+
+def prover_names(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The provers that have `label_<name>` columns in the rows."""
+    if not rows:
+        return []
+    return [k.removeprefix("label_") for k in rows[0] if k.startswith("label_")]

@@ -1,0 +1,50 @@
+"""Shared pytest fixtures and options.
+
+`--update-golden` rewrites the golden files under tests/golden/ instead of comparing with them.
+`shared_data` is the ../shared/data folder of public datasets; tests that need it skip with a
+clear message when it is absent (e.g. in a bare clone).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/ files from the current output instead of comparing",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
+def _shared_data_dir() -> Path:
+    env = os.environ.get("REFINERY_SHARED_DATA")
+    return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The public datasets folder (../shared/data); skips the test when it is absent."""
+    path = _shared_data_dir()
+    if not path.is_dir():
+        pytest.skip(f"public datasets not found at {path} (set REFINERY_SHARED_DATA to point at them)")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep caches written by tests out of the working tree's .state/ folder."""
+    monkeypatch.setenv("REFINERY_STATE_DIR", str(tmp_path_factory.getbasetemp() / "state"))

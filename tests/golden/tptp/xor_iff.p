@@ -1,0 +1,5 @@
+% FOL Refinery problem: 3 axiom(s), 1 conjecture(s)
+fof(p1, axiom, (p_A <~> p_B)).
+fof(p2, axiom, p_A).
+fof(p3, axiom, (p_C <=> ~p_B)).
+fof(goal, conjecture, (p_C & ~p_B)).

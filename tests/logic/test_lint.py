@@ -1,0 +1,53 @@
+"""Lint rules: each fires on its case and stays quiet on clean input."""
+
+from __future__ import annotations
+
+from refinery.logic.lint import lint
+from refinery.logic.parse import parse
+
+
+def kinds(*formulas: str, **kwargs: int) -> list[str]:
+    fields = [(f"premises[{i}]", parse(f)) for i, f in enumerate(formulas)]
+    return [i.kind for i in lint(fields, **kwargs)]  # type: ignore[arg-type]
+
+
+def test_clean_story_has_no_issues() -> None:
+    assert kinds("∀x (Dog(x) → Animal(x))", "Dog(rex)", "Animal(rex)", nl_premises=3, fol_premises=3) == []
+
+
+def test_arity_conflict_names_both_arities_and_fields() -> None:
+    issues = lint([("premises[0]", parse("Attend(x1, school)")), ("conclusion", parse("Attend(bonnie)"))])
+    conflict = [i for i in issues if i.kind == "arity_conflict"]
+    assert len(conflict) == 1 and conflict[0].severity == "error"
+    assert "1 in conclusion" in conflict[0].message and "2 in premises[0]" in conflict[0].message
+
+
+def test_free_variable() -> None:
+    issues = lint([("conclusion", parse("SoldAt(x, nica'sMarket)"))])
+    assert [(i.kind, i.where, i.span.column if i.span else None) for i in issues] == [("free_variable", "conclusion", 8)]
+
+
+def test_free_variable_uses_names_bound_elsewhere_in_the_item() -> None:
+    # `a` is not variable-like on its own, but it is bound in another formula of the item
+    assert kinds("∀a (P(a))", "Q(a)") == ["free_variable"]
+    assert kinds("Q(a)") == []  # a constant named a
+    assert kinds("Born(y1984)") == []  # word-like names are constants
+
+
+def test_name_used_as_predicate_and_constant_is_a_warning() -> None:
+    issues = lint([("premises[0]", parse("Tall(bob) ∧ Likes(bob, Tall)"))])
+    assert [(i.kind, i.severity) for i in issues] == [("name_clash", "warning")]
+
+
+def test_predicate_applied_as_a_function() -> None:
+    assert "predicate_as_function" in kinds("Good(bob)", "Likes(bob, Good(alice))")
+
+
+def test_vacuous_quantifier_and_count_mismatch() -> None:
+    assert kinds("∀x ∃y (P(x))", nl_premises=2, fol_premises=1) == ["vacuous_quantifier", "count_mismatch"]
+
+
+def test_errors_come_before_warnings() -> None:
+    issues = lint([("premises[0]", parse("∀y (Tall(tall))")), ("conclusion", parse("P(x)"))])
+    severities = [i.severity for i in issues]
+    assert severities == sorted(severities)  # "error" < "warning"

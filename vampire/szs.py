@@ -1,0 +1,108 @@
+"""Prover stdout → `Status` and the SZS output block, with anchored regexes.
+
+This module owns the reading of SZS result lines. Only lines that *start* with a comment
+character and `SZS status` count: `% SZS status Theorem` (E 3.x, Vampire), `# SZS status …`
+(E 2.x) and `%% SZS status ResourceOut` (E 3.5 when its CPU limit strikes). Exit codes are never
+consulted. A missing status line or a word outside the table gives `Status.ERROR`, keeping the
+raw line, so unrecognised output is a recorded result, not a guess.
+
+>>> parse_szs("% SZS status Theorem for problem\\n").status
+<Status.THEOREM: 'Theorem'>
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from refinery.prove.verdict import Status
+
+_STATUS_LINE = re.compile(r"^[%#]+[ \t]*SZS status[ \t]+(\w+)[^\n]*", re.MULTILINE)
+_OUTPUT_BLOCK = re.compile(
+    r"^[%#]+[ \t]*SZS output start[ \t]+(\w+)[^\n]*\n(.*?)^[%#]+[ \t]*SZS output end\b",
+    re.MULTILINE | re.DOTALL,
+)
+
+# SZS ontology words → our statuses. Subclasses of a success status map to it (e.g.
+# Equivalent ⊂ Theorem); anything not listed is ERROR, never a guess.
+SZS_WORDS: dict[str, Status] = {
+    "Theorem": Status.THEOREM,
+    "Equivalent": Status.THEOREM,
+    "TautologousConclusion": Status.THEOREM,
+    "WeakerConclusion": Status.THEOREM,
+    "CounterSatisfiable": Status.COUNTER_SATISFIABLE,
+    "Satisfiable": Status.SATISFIABLE,
+    "FinitelySatisfiable": Status.SATISFIABLE,
+    "Unsatisfiable": Status.UNSATISFIABLE,
+    "ContradictoryAxioms": Status.CONTRADICTORY_AXIOMS,
+    "Timeout": Status.TIMEOUT,
+    "GaveUp": Status.GAVE_UP,
+    "Incomplete": Status.GAVE_UP,
+    "Inappropriate": Status.GAVE_UP,
+    "Unknown": Status.GAVE_UP,
+    "ResourceOut": Status.RESOURCE_OUT,
+    "MemoryOut": Status.RESOURCE_OUT,
+    "Error": Status.ERROR,
+    "OSError": Status.ERROR,
+    "InputError": Status.ERROR,
+    "UsageError": Status.ERROR,
+    "SyntaxError": Status.ERROR,
+    "SemanticError": Status.ERROR,
+    "TypeError": Status.ERROR,
+}
+
+# Progress reports some provers print around the result (E's `SZS status Started for …`).
+_PROGRESS_WORDS = frozenset({"Started", "Ended"})
+
+
+@dataclass(frozen=True, slots=True)
+class SzsResult:
+    """The parsed result: status, the status line as printed, and the first SZS output block."""
+
+    status: Status
+    raw: str  # the deciding status line, stripped; "" when there is none
+    output_kind: str | None = None  # e.g. "Saturation", "FiniteModel", "CNFRefutation"
+    output: str | None = None  # the block's lines between start and end
+
+    @property
+    def model(self) -> str | None:
+        """The output block when it witnesses satisfiability (a model or a saturation)."""
+        if self.status in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE):
+            return self.output
+        return None
+
+
+def parse_szs(stdout: str) -> SzsResult:
+    """Read the SZS status and output block from a prover's stdout.
+
+    Several status lines can appear (a scheduler's workers, progress reports). A single
+    definitive status among them wins, since provers only claim those when sure; two
+    different definitive statuses contradict each other and give ERROR; otherwise the last
+    status line decides.
+
+    Parameters:
+        stdout: the prover's standard output, already decoded.
+
+    Returns:
+        An `SzsResult`; its status is ERROR when no line matches or the word is unknown.
+    """
+    kind, output = _output_block(stdout)
+    lines = [(m.group(1), m.group(0).strip()) for m in _STATUS_LINE.finditer(stdout)]
+    lines = [(word, line) for word, line in lines if word not in _PROGRESS_WORDS]
+    if not lines:
+        return SzsResult(Status.ERROR, "", kind, output)
+    known = [(SZS_WORDS[word], line) for word, line in lines if word in SZS_WORDS]
+    if not known:
+        return SzsResult(Status.ERROR, lines[-1][1], kind, output)
+    definitive = {status: line for status, line in known if status.is_definitive}
+    if len(definitive) > 1:
+        return SzsResult(Status.ERROR, " / ".join(definitive.values()), kind, output)
+    status, line = next(iter(definitive.items())) if definitive else known[-1]
+    return SzsResult(status, line, kind, output)
+
+
+def _output_block(stdout: str) -> tuple[str | None, str | None]:
+    match = _OUTPUT_BLOCK.search(stdout)
+    if match is None:
+        return None, None
+    return match.group(1), match.group(2)
