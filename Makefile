@@ -25,7 +25,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_check.py
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check refinery vampire tests
+	$(VENV)/bin/ruff check refinery vampire tests benchmarks
+	$(VENV)/bin/ruff format --check refinery vampire tests benchmarks
 	$(VENV)/bin/mypy
 
 clean:

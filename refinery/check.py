@@ -29,7 +29,7 @@ from refinery.logic.parse import Parsed, try_parse
 from refinery.logic.syntax import Formula, Not
 from refinery.prove.cache import VerdictCache, problem_key
 from refinery.prove.decide import Agreement, combine, decide
-from refinery.prove.verdict import Budget, Problem, Prover, Status, Verdict
+from refinery.prove.verdict import Budget, Problem, Prover, Verdict
 
 #: Item categories, in the order they are tested: the first that applies wins.
 CATEGORIES = (
@@ -90,7 +90,9 @@ class Checker:
     budget: Budget
     cache: VerdictCache = field(default_factory=lambda: VerdictCache(None))
 
-    def _ask(self, prover: Prover, axioms: tuple[Formula, ...], goals: list[Formula | None]) -> list[Verdict]:
+    def _ask(
+        self, prover: Prover, axioms: tuple[Formula, ...], goals: list[Formula | None]
+    ) -> list[Verdict]:
         version = prover.version()
         keys = [problem_key(prover.name, version, self.budget, Problem(axioms, g)) for g in goals]
         out: list[Verdict | None] = [self.cache.get(k) for k in keys]
@@ -130,7 +132,9 @@ class Checker:
                     c = m.conclusion
                     assert c is not None
                     verdicts.setdefault(m.item.id, {})[prover.name] = (
-                        answers[None], answers[c], answers[Not(c)],
+                        answers[None],
+                        answers[c],
+                        answers[Not(c)],
                     )
         elapsed = (time.perf_counter() - started) / max(1, len(items))
         return [
@@ -146,13 +150,20 @@ class Checker:
         seconds: float,
     ) -> dict[str, Any]:
         item = p.item
-        issues = [f"{sp.field}:{sp.line}:{sp.column}: error: syntax: {sp.message}" for sp in p.problems]
+        issues = [
+            f"{sp.field}:{sp.line}:{sp.column}: error: syntax: {sp.message}" for sp in p.problems
+        ]
         lint_errors = 0
         if p.ok:
             formulas = [(f"premises[{i}]", f) for i, f in enumerate(p.premises) if f is not None]
             assert p.conclusion is not None
             formulas.append(("conclusion", p.conclusion))
-            found = lint(formulas, nl_premises=len(item.premises), fol_premises=len(item.premises_fol), item_id=item.id)
+            found = lint(
+                formulas,
+                nl_premises=len(item.premises),
+                fol_premises=len(item.premises_fol),
+                item_id=item.id,
+            )
             lint_errors = sum(1 for i in found if i.severity == "error")
             issues += [i.render() for i in found]
         labels: dict[str, Label] = {}
@@ -184,7 +195,12 @@ class Checker:
             prover_seconds += fresh[0] / sharing + fresh[1] + fresh[2]
             all_cached = all_cached and all(v.cached for v in trio)
             detail[prover.name] = {
-                q: {"status": v.status.value, "raw": v.raw, "seconds": round(v.elapsed, 6), "version": v.version}
+                q: {
+                    "status": v.status.value,
+                    "raw": v.raw,
+                    "seconds": round(v.elapsed, 6),
+                    "version": v.version,
+                }
                 for q, v in zip(("axioms", "pos", "neg"), trio, strict=True)
             }
         agreed, agreement = combine(labels) if labels else (None, Agreement.UNDECIDED)
@@ -202,7 +218,9 @@ class Checker:
         return row
 
 
-def categorise(parsed: bool, lint_error: bool, label: Label | None, agreement: Agreement, gold: Label | None) -> str:
+def categorise(
+    parsed: bool, lint_error: bool, label: Label | None, agreement: Agreement, gold: Label | None
+) -> str:
     """The item's category: the first rule of `CATEGORIES` that applies."""
     if not parsed:
         return "parse_error"
@@ -224,7 +242,9 @@ def categorise(parsed: bool, lint_error: bool, label: Label | None, agreement: A
 _WORKER: Checker | None = None
 
 
-def _init_worker(factory: ProverFactory, names: Sequence[str], budget: Budget, cache_path: Path | None) -> None:
+def _init_worker(
+    factory: ProverFactory, names: Sequence[str], budget: Budget, cache_path: Path | None
+) -> None:
     global _WORKER
     _WORKER = Checker(factory(names), budget, VerdictCache(cache_path))
 
@@ -282,6 +302,7 @@ def check_items(
     """
     stories = group_stories(items)
     rows: list[dict[str, Any]] = []
+    VerdictCache(cache_path).prepare()
     if workers <= 1:
         _init_worker(prover_factory, prover_names, budget, cache_path)
         for story in stories:

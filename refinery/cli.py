@@ -23,21 +23,42 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     check = sub.add_parser("check", help="parse, lint and prove every item; write verdicts")
-    check.add_argument("sources", nargs="+", metavar="SOURCE",
-                       help="FOLIO .jsonl/.json/.csv file, or hf:OWNER/NAME[:SPLIT]")
-    check.add_argument("--out", type=Path, help="output folder (default: data/refined/<dataset>/<split>/check)")
-    check.add_argument("--provers", default=",".join(config.DEFAULT_PROVERS),
-                       help="comma-separated: z3, eprover, vampire, tptp (= vampire if configured, else eprover)")
+    check.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="FOLIO .jsonl/.json/.csv file, or hf:OWNER/NAME[:SPLIT]",
+    )
+    check.add_argument(
+        "--out", type=Path, help="output folder (default: data/refined/<dataset>/<split>/check)"
+    )
+    check.add_argument(
+        "--provers",
+        default=",".join(config.DEFAULT_PROVERS),
+        help="comma-separated: z3, eprover, vampire, tptp (= vampire if configured, else eprover)",
+    )
     check.add_argument("--workers", type=int, default=config.default_workers())
-    check.add_argument("--budget", type=float, default=config.DEFAULT_BUDGET_SECONDS,
-                       help="seconds per prover question (default %(default)s)")
-    check.add_argument("--rlimit", type=int, default=config.DEFAULT_RLIMIT,
-                       help="Z3 deterministic resource limit per question (0 = none)")
-    check.add_argument("--no-cache", action="store_true", help="ignore and do not fill the verdict cache")
+    check.add_argument(
+        "--budget",
+        type=float,
+        default=config.DEFAULT_BUDGET_SECONDS,
+        help="seconds per prover question (default %(default)s)",
+    )
+    check.add_argument(
+        "--rlimit",
+        type=int,
+        default=config.DEFAULT_RLIMIT,
+        help="Z3 deterministic resource limit per question (0 = none)",
+    )
+    check.add_argument(
+        "--no-cache", action="store_true", help="ignore and do not fill the verdict cache"
+    )
     check.add_argument("--quiet", action="store_true", help="no progress bar")
 
     lint = sub.add_parser("lint", help="parse and lint a file of FOL formulas")
-    lint.add_argument("file", type=Path, help=".txt (one per line), .json list (e.g. MALLS), or a FOLIO file")
+    lint.add_argument(
+        "file", type=Path, help=".txt (one per line), .json list (e.g. MALLS), or a FOLIO file"
+    )
     return parser
 
 
@@ -80,12 +101,24 @@ def _check(args: argparse.Namespace) -> int:
     budget = Budget(seconds=args.budget, rlimit=args.rlimit or None)
     cache = None if args.no_cache else config.state_dir() / "cache" / "verdicts.sqlite"
     started = time.perf_counter()
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, disable=args.quiet or not console.is_terminal) as bar:
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=args.quiet or not console.is_terminal,
+    ) as bar:
         task = bar.add_task(f"checking with {', '.join(names)}", total=len(items))
-        rows = check_items(items, prover_factory=build_provers, prover_names=names, budget=budget,
-                           workers=args.workers, cache_path=cache,
-                           on_progress=lambda n: bar.advance(task, n))
+        rows = check_items(
+            items,
+            prover_factory=build_provers,
+            prover_names=names,
+            budget=budget,
+            workers=args.workers,
+            cache_path=cache,
+            on_progress=lambda n: bar.advance(task, n),
+        )
     wall = time.perf_counter() - started
     parquet, csv = write_table(rows, out, "verdicts")
     _print_summary(rows, names, wall, console)
@@ -93,7 +126,9 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_summary(rows: list[dict[str, Any]], names: Sequence[str], wall: float, console: Any) -> None:
+def _print_summary(
+    rows: list[dict[str, Any]], names: Sequence[str], wall: float, console: Any
+) -> None:
     from rich.table import Table
 
     from refinery.summary import category_counts, prover_agreement
@@ -106,10 +141,12 @@ def _print_summary(rows: list[dict[str, Any]], names: Sequence[str], wall: float
         table.add_row(category, str(n), f"{n / max(1, len(rows)):.1%}")
     console.print(table)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             agreement = prover_agreement(rows, a, b)
-            console.print(f"{a} vs {b}: agree on {agreement.agree}/{agreement.both_decided} items both decided "
-                          f"({agreement.rate:.1%})")
+            console.print(
+                f"{a} vs {b}: agree on {agreement.agree}/{agreement.both_decided} items both decided "
+                f"({agreement.rate:.1%})"
+            )
     cached = sum(1 for r in rows if r["cached"])
     console.print(f"verdicts from cache: {cached}/{len(rows)} items")
 

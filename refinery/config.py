@@ -21,4 +21,6 @@ def state_dir() -> Path:
 
 def default_workers() -> int:
     """One worker per core, at least one."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return max(
+        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )

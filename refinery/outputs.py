@@ -30,12 +30,18 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
 
 def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> Path:
     """Write `text` to `path` atomically."""
-    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding=encoding))
+
+    def write(tmp: Path) -> None:
+        tmp.write_text(text, encoding=encoding)
+
+    return atomic_write(path, write)
 
 
 def write_table(rows: Sequence[dict[str, Any]], out_dir: Path, stem: str) -> tuple[Path, Path]:
     """Write rows as `<stem>.parquet` and `<stem>.csv` (UTF-8) in `out_dir`, atomically."""
     frame = pd.DataFrame(list(rows))
-    parquet = atomic_write(out_dir / f"{stem}.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
+    parquet = atomic_write(
+        out_dir / f"{stem}.parquet", lambda tmp: frame.to_parquet(tmp, index=False)
+    )
     csv = atomic_write(out_dir / f"{stem}.csv", lambda tmp: frame.to_csv(tmp, index=False))
     return parquet, csv

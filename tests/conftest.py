@@ -40,11 +40,15 @@ def shared_data() -> Path:
     """The public datasets folder (../shared/data); skips the test when it is absent."""
     path = _shared_data_dir()
     if not path.is_dir():
-        pytest.skip(f"public datasets not found at {path} (set REFINERY_SHARED_DATA to point at them)")
+        pytest.skip(
+            f"public datasets not found at {path} (set REFINERY_SHARED_DATA to point at them)"
+        )
     return path
 
 
 @pytest.fixture(autouse=True)
-def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Keep caches written by tests out of the working tree's .state/ folder."""
     monkeypatch.setenv("REFINERY_STATE_DIR", str(tmp_path_factory.getbasetemp() / "state"))

@@ -43,11 +43,27 @@ def make_item(
     premises: list[str] | None = None,
 ) -> Item:
     nl = premises if premises is not None else [f"premise {i}" for i in range(len(premises_fol))]
-    row = {"story_id": story_id, "premises": "\n".join(nl), "premises-FOL": "\n".join(premises_fol),
-           "conclusion": "c", "conclusion-FOL": conclusion_fol, "label": label, "example_id": example_id}
+    row = {
+        "story_id": story_id,
+        "premises": "\n".join(nl),
+        "premises-FOL": "\n".join(premises_fol),
+        "conclusion": "c",
+        "conclusion-FOL": conclusion_fol,
+        "label": label,
+        "example_id": example_id,
+    }
     return Item(
-        dataset="test", split="dev", story_id=str(story_id), example_id=str(example_id),
-        premises=tuple(nl), premises_fol=tuple(premises_fol), conclusion="c",
-        conclusion_fol=conclusion_fol, label=normalize_gold_label(label), raw_label=label,
-        source="memory", line=example_id, raw=json.dumps(row, ensure_ascii=False),
+        dataset="test",
+        split="dev",
+        story_id=str(story_id),
+        example_id=str(example_id),
+        premises=tuple(nl),
+        premises_fol=tuple(premises_fol),
+        conclusion="c",
+        conclusion_fol=conclusion_fol,
+        label=normalize_gold_label(label),
+        raw_label=label,
+        source="memory",
+        line=example_id,
+        raw=json.dumps(row, ensure_ascii=False),
     )

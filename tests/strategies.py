@@ -5,7 +5,20 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from refinery.logic.syntax import (
-    And, Const, Eq, Exists, Forall, Formula, Iff, Implies, Not, Or, Pred, Term, Var, Xor,
+    And,
+    Const,
+    Eq,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Pred,
+    Term,
+    Var,
+    Xor,
 )
 
 CONSTANTS = ("a", "b", "gpt-3", "nica'sMarket")

@@ -50,11 +50,21 @@ def test_categories_from_scripted_answers() -> None:
     prover = entails_by_lookup({"T": True, "U": None})
     rows = Checker([prover], Budget()).check_story(items)
     assert [r["category"] for r in rows] == [
-        "verified", "label_mismatch", "verified", "undecided", "parse_error", "lint_error",
+        "verified",
+        "label_mismatch",
+        "verified",
+        "undecided",
+        "parse_error",
+        "lint_error",
     ]
-    assert rows[0]["label"] == "True" and rows[0]["status_scripted"] == "Satisfiable/Theorem/CounterSatisfiable"
+    assert (
+        rows[0]["label"] == "True"
+        and rows[0]["status_scripted"] == "Satisfiable/Theorem/CounterSatisfiable"
+    )
     assert rows[3]["label"] == "" and rows[3]["label_scripted"] == "Unknown"
-    assert rows[4]["label_scripted"] == "" and "premises[0]:1:4: error: syntax:" in rows[4]["issues"]
+    assert (
+        rows[4]["label_scripted"] == "" and "premises[0]:1:4: error: syntax:" in rows[4]["issues"]
+    )
     assert "arity_conflict" in rows[5]["issues"] and rows[5]["label_scripted"] == "True"
 
 
@@ -71,15 +81,23 @@ def test_consistency_is_asked_once_per_premise_set_and_questions_are_deduplicate
 def test_two_provers_must_agree() -> None:
     items = [make_item(1, ["A(a)"], "T(a)", "True")]
     yes = entails_by_lookup({"T": True})
-    no = ScriptedProver("other", lambda p: S.SATISFIABLE if p.conjecture is None else S.COUNTER_SATISFIABLE)
+    no = ScriptedProver(
+        "other", lambda p: S.SATISFIABLE if p.conjecture is None else S.COUNTER_SATISFIABLE
+    )
     (row,) = Checker([yes, no], Budget()).check_story(items)
     assert (row["label_scripted"], row["label_other"]) == ("True", "Uncertain")
-    assert (row["category"], row["agreement"], row["label"]) == ("prover_disagreement", "disagree", "")
+    assert (row["category"], row["agreement"], row["label"]) == (
+        "prover_disagreement",
+        "disagree",
+        "",
+    )
 
 
 def test_inconsistent_premises() -> None:
     prover = ScriptedProver("s", lambda p: S.UNSATISFIABLE if p.conjecture is None else S.THEOREM)
-    (row,) = Checker([prover], Budget()).check_story([make_item(1, ["A(a)", "¬A(a)"], "T(a)", "True")])
+    (row,) = Checker([prover], Budget()).check_story(
+        [make_item(1, ["A(a)", "¬A(a)"], "T(a)", "True")]
+    )
     assert (row["category"], row["label"]) == ("inconsistent", "Inconsistent")
 
 
@@ -115,10 +133,18 @@ def _factory(names: object) -> list[ScriptedProver]:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_check_items_keeps_input_order_across_workers(workers: int) -> None:
-    items = [make_item(i, ["A(a)"] * (1 + i % 3), "T(a)", "True", story_id=i % 4) for i in range(12)]
+    items = [
+        make_item(i, ["A(a)"] * (1 + i % 3), "T(a)", "True", story_id=i % 4) for i in range(12)
+    ]
     seen: list[int] = []
-    rows = check_items(items, prover_factory=_factory, prover_names=["scripted"], budget=Budget(),
-                       workers=workers, on_progress=seen.append)
+    rows = check_items(
+        items,
+        prover_factory=_factory,
+        prover_names=["scripted"],
+        budget=Budget(),
+        workers=workers,
+        on_progress=seen.append,
+    )
     assert [r["id"] for r in rows] == [it.id for it in items]
     assert sum(seen) == len(items)
     assert {r["category"] for r in rows} == {"verified"}
@@ -129,13 +155,25 @@ def test_categorise_order() -> None:
     assert categorise(True, True, Label.TRUE, Agreement.AGREED, Label.TRUE) == "lint_error"
     assert categorise(True, False, None, Agreement.DISAGREE, Label.TRUE) == "prover_disagreement"
     assert categorise(True, False, None, Agreement.UNDECIDED, Label.TRUE) == "undecided"
-    assert categorise(True, False, Label.INCONSISTENT, Agreement.AGREED, Label.TRUE) == "inconsistent"
+    assert (
+        categorise(True, False, Label.INCONSISTENT, Agreement.AGREED, Label.TRUE) == "inconsistent"
+    )
     assert categorise(True, False, Label.FALSE, Agreement.AGREED, Label.FALSE) == "verified"
     assert categorise(True, False, Label.FALSE, Agreement.AGREED, Label.TRUE) == "label_mismatch"
-    assert set(CATEGORIES) == {"verified", "label_mismatch", "inconsistent", "parse_error", "lint_error",
-                               "prover_disagreement", "undecided"}
+    assert set(CATEGORIES) == {
+        "verified",
+        "label_mismatch",
+        "inconsistent",
+        "parse_error",
+        "lint_error",
+        "prover_disagreement",
+        "undecided",
+    }
 
 
 def test_parse_item_records_notation_with_field() -> None:
     p = parse_item(make_item(1, ["A(a) ⟷ B(a)"], "T(a).", "True"))
-    assert p.ok and p.notation == ("premises[0]:1:6 '⟷' → '↔'", "conclusion:1:5 trailing '.' removed")
+    assert p.ok and p.notation == (
+        "premises[0]:1:6 '⟷' → '↔'",
+        "conclusion:1:5 trailing '.' removed",
+    )

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from refinery.logic.analysis import Occurrence, bound_names, occurrences, vacuous_quantifiers
-from refinery.logic.diagnostics import Issue
+from refinery.logic.diagnostics import Issue, Severity
 from refinery.logic.syntax import Formula
 
 _VARIABLE_LIKE = re.compile(r"[u-z][0-9]?'*")
@@ -64,7 +64,7 @@ def lint(
             uses[(occ.kind, occ.name)].append((where, occ))
 
     def add(kind: str, message: str, where: str, occ: Occurrence | None = None) -> None:
-        severity = "error" if kind in ERROR_KINDS else "warning"
+        severity: Severity = "error" if kind in ERROR_KINDS else "warning"
         span = occ.span if occ else None
         issues.append(Issue(kind, severity, message, where, item_id, span))
 

@@ -100,7 +100,9 @@ def to_text(f: Formula) -> str:
                 right, _prec(right) <= _OR
             )
         case Implies(left, right):
-            return f"{_wrap(left, _prec(left) <= _IMPLIES)} → {_wrap(right, _prec(right) < _IMPLIES)}"
+            return (
+                f"{_wrap(left, _prec(left) <= _IMPLIES)} → {_wrap(right, _prec(right) < _IMPLIES)}"
+            )
         case Iff(left, right):
             return f"{_wrap(left, _prec(left) < _IFF)} ↔ {_wrap(right, _prec(right) <= _IFF)}"
         case Forall(var, body) | Exists(var, body):

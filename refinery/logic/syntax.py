@@ -146,6 +146,21 @@ Formula: TypeAlias = Pred | Eq | Not | And | Or | Xor | Implies | Iff | Forall |
 Quantifier: TypeAlias = Forall | Exists
 
 __all__ = [
-    "And", "Const", "Eq", "Exists", "Forall", "Formula", "Func", "Iff", "Implies", "Not", "Or",
-    "Pred", "Quantifier", "Span", "Term", "Var", "Xor",
+    "And",
+    "Const",
+    "Eq",
+    "Exists",
+    "Forall",
+    "Formula",
+    "Func",
+    "Iff",
+    "Implies",
+    "Not",
+    "Or",
+    "Pred",
+    "Quantifier",
+    "Span",
+    "Term",
+    "Var",
+    "Xor",
 ]

@@ -7,8 +7,8 @@ Bool constant); function terms are functions `U^n → U`; equality is Z3 equalit
 
 Each source symbol is keyed by `(kind, name, arity)`, so `P/1` and `P/2`, or a predicate `a` and a
 constant `a`, become distinct Z3 declarations. The first key to claim a name keeps it unchanged;
-later clashing keys get a suffix. `Z3Translator.symbols` maps every Z3 declaration name back to its
-`Symbol`, so models can be read in source terms.
+a later clashing key gets the suffix `~<kind><arity>` (e.g. `P~pred2`). `Z3Translator.symbols`
+maps every Z3 declaration name back to its `Symbol`, so models can be read in source terms.
 
 Only this module and `refinery.prove.z3_backend` import z3.
 """

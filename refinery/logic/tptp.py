@@ -19,7 +19,7 @@ and every non-atomic sub-formula is parenthesised.
 >>> from refinery.logic.syntax import Const, Forall, Implies, Pred, Var
 >>> rule = Forall("x", Implies(Pred("Man", (Var("x"),)), Pred("Mortal", (Var("x"),))))
 >>> print(problem_to_tptp([rule], Pred("Mortal", (Const("socrates"),))).text)
-% FOL Refinery problem: 1 axiom(s), 1 conjecture(s)
+% FOL Refinery problem: 1 axiom, with goal
 fof(p1, axiom, (![X1]: (p_Man_1(X1) => p_Mortal_1(X1)))).
 fof(goal, conjecture, p_Mortal_1(c_socrates)).
 <BLANKLINE>
@@ -138,10 +138,9 @@ def problem_to_tptp(axioms: Sequence[Formula], conjecture: Formula | None) -> Tp
         FreeVariableError: a `Var` that no enclosing quantifier binds.
     """
     symbols: dict[str, Symbol] = {}
-    lines = [
-        f"% FOL Refinery problem: {len(axioms)} axiom(s), "
-        f"{0 if conjecture is None else 1} conjecture(s)"
-    ]
+    goal = "no goal" if conjecture is None else "with goal"
+    plural = "" if len(axioms) == 1 else "s"
+    lines = [f"% FOL Refinery problem: {len(axioms)} axiom{plural}, {goal}"]
     for i, axiom in enumerate(axioms, start=1):
         lines.append(f"fof(p{i}, axiom, {_Emitter(symbols).formula(axiom)}).")
     if conjecture is not None:

@@ -40,21 +40,40 @@ class VerdictCache:
         self.hits = 0
         self.misses = 0
 
+    def prepare(self) -> None:
+        """Create the file, table and WAL mode once, before worker processes open it.
+
+        Switching the journal mode takes an exclusive lock that SQLite's busy timeout does not
+        cover, so concurrent first opens would fail with "database is locked".
+        """
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT)")
+        finally:
+            conn.close()
+
     def _connect(self) -> sqlite3.Connection | None:
         if self.path is None:
             return None
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                self.prepare()
             conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT)")
             self._conn = conn
         return self._conn
 
     def get(self, key: str) -> Verdict | None:
         conn = self._connect()
-        row = conn.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone() if conn else None
+        row = (
+            conn.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
+            if conn
+            else None
+        )
         if row is None:
             self.misses += 1
             return None

@@ -15,7 +15,8 @@ timeout in incremental mode, both read "canceled"), so the classification also c
 resource units the check spent with the budget.
 
 A watchdog thread interrupts the context shortly after the budget, as a backstop for the rare
-phases in which Z3 does not poll its own timer; an interrupted check is reported as TIMEOUT.
+phases in which Z3 does not poll its own timer; an interrupted check is reported as TIMEOUT
+(Z3 then says "interrupted" or "canceled").
 """
 
 from __future__ import annotations
@@ -126,9 +127,7 @@ class Z3Prover:
             goals = [None if c is None else translator.translate(c) for c in conjectures]
         except z3.Z3Exception as exc:
             failed = _error(exc)
-            return [self._verdict(failed, time.perf_counter() - start, version)] * len(
-                conjectures
-            )
+            return [self._verdict(failed, time.perf_counter() - start, version)] * len(conjectures)
         # A single question needs no push: Z3 then picks its non-incremental strategy, which
         # can be stronger (more preprocessing) than the incremental core.
         incremental = len(conjectures) > 1
@@ -171,6 +170,7 @@ class _Watchdog:
         self._ctx = ctx
         self._lock = threading.Lock()
         self._active = False
+        self.fired = False
         self._timer = threading.Timer(seconds, self._fire)
         self._timer.daemon = True
 
@@ -178,6 +178,7 @@ class _Watchdog:
         # The lock keeps a late firing from interrupting the *next* check on a reused solver.
         with self._lock:
             if self._active:
+                self.fired = True
                 self._ctx.interrupt()
 
     def __enter__(self) -> None:
@@ -223,7 +224,8 @@ def _run(solver: z3.Solver, timeout_ms: int, rlimit: int | None, *, conjecture: 
         return _Outcome(status, "sat", model=_render_model(solver))
     reason = str(solver.reason_unknown())
     spent = _rlimit_count(solver) - before
-    return _Outcome(_unknown_status(reason, spent, rlimit), f"unknown ({reason})")
+    status = Status.TIMEOUT if watchdog.fired else _unknown_status(reason, spent, rlimit)
+    return _Outcome(status, f"unknown ({reason})")
 
 
 def _unknown_status(reason: str, spent: int, rlimit: int | None) -> Status:
@@ -233,6 +235,8 @@ def _unknown_status(reason: str, spent: int, rlimit: int | None) -> Status:
         return Status.TIMEOUT
     if "resource" in text or "rlimit" in text or "memory" in text:
         return Status.RESOURCE_OUT
+    if "interrupt" in text:  # a non-incremental check stopped by the watchdog
+        return Status.TIMEOUT
     if "cancel" in text:
         # Both an exhausted rlimit and an (incremental-mode or watchdog) timeout say
         # "canceled"; only the spent units tell them apart.

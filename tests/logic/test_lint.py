@@ -12,11 +12,16 @@ def kinds(*formulas: str, **kwargs: int) -> list[str]:
 
 
 def test_clean_story_has_no_issues() -> None:
-    assert kinds("∀x (Dog(x) → Animal(x))", "Dog(rex)", "Animal(rex)", nl_premises=3, fol_premises=3) == []
+    assert (
+        kinds("∀x (Dog(x) → Animal(x))", "Dog(rex)", "Animal(rex)", nl_premises=3, fol_premises=3)
+        == []
+    )
 
 
 def test_arity_conflict_names_both_arities_and_fields() -> None:
-    issues = lint([("premises[0]", parse("Attend(x1, school)")), ("conclusion", parse("Attend(bonnie)"))])
+    issues = lint(
+        [("premises[0]", parse("Attend(x1, school)")), ("conclusion", parse("Attend(bonnie)"))]
+    )
     conflict = [i for i in issues if i.kind == "arity_conflict"]
     assert len(conflict) == 1 and conflict[0].severity == "error"
     assert "1 in conclusion" in conflict[0].message and "2 in premises[0]" in conflict[0].message
@@ -24,7 +29,9 @@ def test_arity_conflict_names_both_arities_and_fields() -> None:
 
 def test_free_variable() -> None:
     issues = lint([("conclusion", parse("SoldAt(x, nica'sMarket)"))])
-    assert [(i.kind, i.where, i.span.column if i.span else None) for i in issues] == [("free_variable", "conclusion", 8)]
+    assert [(i.kind, i.where, i.span.column if i.span else None) for i in issues] == [
+        ("free_variable", "conclusion", 8)
+    ]
 
 
 def test_free_variable_uses_names_bound_elsewhere_in_the_item() -> None:
@@ -44,7 +51,10 @@ def test_predicate_applied_as_a_function() -> None:
 
 
 def test_vacuous_quantifier_and_count_mismatch() -> None:
-    assert kinds("∀x ∃y (P(x))", nl_premises=2, fol_premises=1) == ["vacuous_quantifier", "count_mismatch"]
+    assert kinds("∀x ∃y (P(x))", nl_premises=2, fol_premises=1) == [
+        "vacuous_quantifier",
+        "count_mismatch",
+    ]
 
 
 def test_errors_come_before_warnings() -> None:

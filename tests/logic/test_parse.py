@@ -10,7 +10,19 @@ from refinery.logic.errors import FolSyntaxError, SyntaxProblem
 from refinery.logic.parse import Parsed, parse, parse_formula, try_parse
 from refinery.logic.printer import to_text
 from refinery.logic.syntax import (
-    And, Const, Eq, Exists, Forall, Func, Iff, Implies, Not, Or, Pred, Var, Xor,
+    And,
+    Const,
+    Eq,
+    Exists,
+    Forall,
+    Func,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Pred,
+    Var,
+    Xor,
 )
 
 P = lambda *a: Pred("P", tuple(Const(x) for x in a))  # noqa: E731
@@ -46,12 +58,16 @@ def test_quantifier_body_extends_as_far_right_as_possible() -> None:
     assert parse("A ∧ ∃x P(x) ∧ Q(x)") == And((A, Exists("x", body)))
     assert parse("¬∃x P(x) ∧ Q(x)") == Not(Exists("x", body))
     # parentheses end the scope: the trailing Q(x) is then a constant named x
-    assert parse("(∀x P(x)) ∧ Q(x)") == And((Forall("x", Pred("P", (x,))), Pred("Q", (Const("x"),))))
+    assert parse("(∀x P(x)) ∧ Q(x)") == And(
+        (Forall("x", Pred("P", (x,))), Pred("Q", (Const("x"),)))
+    )
 
 
 def test_scope_resolution_and_shadowing() -> None:
     f = parse("∀x (P(x) → ∃x Q(x, a))")
-    assert f == Forall("x", Implies(Pred("P", (Var("x"),)), Exists("x", Pred("Q", (Var("x"), Const("a"))))))
+    assert f == Forall(
+        "x", Implies(Pred("P", (Var("x"),)), Exists("x", Pred("Q", (Var("x"), Const("a")))))
+    )
     assert parse("P(x)") == Pred("P", (Const("x"),))  # unbound: a constant, flagged by lint
 
 
@@ -59,28 +75,106 @@ def test_scope_resolution_and_shadowing() -> None:
     ("text", "fol"),
     [
         # real FOLIO v2 formulas (validation/train), parsed as the annotators wrote them
-        ("∀x (InThisClub(x) ∧ PerformOftenIn(x, schoolTalentShow) → Attend(x, schoolEvent) ∧ VeryEngagedWith(x, schoolEvent))",
-         Forall("x", Implies(
-             And((Pred("InThisClub", (Var("x"),)), Pred("PerformOftenIn", (Var("x"), Const("schoolTalentShow"))))),
-             And((Pred("Attend", (Var("x"), Const("schoolEvent"))), Pred("VeryEngagedWith", (Var("x"), Const("schoolEvent")))))))),
-        ("∀x (Orchestra(x) → (∃y Conductor(y) ∧ Lead(y, x)))",
-         Forall("x", Implies(Pred("Orchestra", (Var("x"),)),
-                             Exists("y", And((Pred("Conductor", (Var("y"),)), Pred("Lead", (Var("y"), Var("x"))))))))),
-        ("∃x∃y (Car(x) ∧ Car(y) ∧ (x≠y) ∧ Owns(adam, x))",
-         Exists("x", Exists("y", And((Pred("Car", (Var("x"),)), Pred("Car", (Var("y"),)),
-                                      Not(Eq(Var("x"), Var("y"))), Pred("Owns", (Const("adam"), Var("x")))))))),
-        ("(Planet(pSOJ318.5-22) ∧ Orphan(pSOJ318.5-22)) ∨ ¬SunAs(pSOJ318.5-22, star)",
-         Or((And((Pred("Planet", (Const("pSOJ318.5-22"),)), Pred("Orphan", (Const("pSOJ318.5-22"),)))),
-             Not(Pred("SunAs", (Const("pSOJ318.5-22"), Const("star"))))))),
-        ("Fruit(avocado) ∧ (SoldAt(avocado, localFarmersMarket) ∨ SoldAt(avocado, nica'sMarket))",
-         And((Pred("Fruit", (Const("avocado"),)), Or((Pred("SoldAt", (Const("avocado"), Const("localFarmersMarket"))),
-                                                     Pred("SoldAt", (Const("avocado"), Const("nica'sMarket")))))))),
-        ("∀x ((Bag(x) ∧ Birkin(x)) → Hermès(x))",
-         Forall("x", Implies(And((Pred("Bag", (Var("x"),)), Pred("Birkin", (Var("x"),)))), Pred("Hermès", (Var("x"),))))),
-        ("¬(Dependent(rina) ∧ Student(rina)) → (Dependent(rina) ∧ Student(rina)) ⊕ ¬(Dependent(rina) ∨ Student(rina))",
-         Implies(Not(And((Pred("Dependent", (Const("rina"),)), Pred("Student", (Const("rina"),))))),
-                 Xor(And((Pred("Dependent", (Const("rina"),)), Pred("Student", (Const("rina"),)))),
-                     Not(Or((Pred("Dependent", (Const("rina"),)), Pred("Student", (Const("rina"),)))))))),
+        (
+            "∀x (InThisClub(x) ∧ PerformOftenIn(x, schoolTalentShow) → Attend(x, schoolEvent) ∧ VeryEngagedWith(x, schoolEvent))",
+            Forall(
+                "x",
+                Implies(
+                    And(
+                        (
+                            Pred("InThisClub", (Var("x"),)),
+                            Pred("PerformOftenIn", (Var("x"), Const("schoolTalentShow"))),
+                        )
+                    ),
+                    And(
+                        (
+                            Pred("Attend", (Var("x"), Const("schoolEvent"))),
+                            Pred("VeryEngagedWith", (Var("x"), Const("schoolEvent"))),
+                        )
+                    ),
+                ),
+            ),
+        ),
+        (
+            "∀x (Orchestra(x) → (∃y Conductor(y) ∧ Lead(y, x)))",
+            Forall(
+                "x",
+                Implies(
+                    Pred("Orchestra", (Var("x"),)),
+                    Exists(
+                        "y",
+                        And((Pred("Conductor", (Var("y"),)), Pred("Lead", (Var("y"), Var("x"))))),
+                    ),
+                ),
+            ),
+        ),
+        (
+            "∃x∃y (Car(x) ∧ Car(y) ∧ (x≠y) ∧ Owns(adam, x))",
+            Exists(
+                "x",
+                Exists(
+                    "y",
+                    And(
+                        (
+                            Pred("Car", (Var("x"),)),
+                            Pred("Car", (Var("y"),)),
+                            Not(Eq(Var("x"), Var("y"))),
+                            Pred("Owns", (Const("adam"), Var("x"))),
+                        )
+                    ),
+                ),
+            ),
+        ),
+        (
+            "(Planet(pSOJ318.5-22) ∧ Orphan(pSOJ318.5-22)) ∨ ¬SunAs(pSOJ318.5-22, star)",
+            Or(
+                (
+                    And(
+                        (
+                            Pred("Planet", (Const("pSOJ318.5-22"),)),
+                            Pred("Orphan", (Const("pSOJ318.5-22"),)),
+                        )
+                    ),
+                    Not(Pred("SunAs", (Const("pSOJ318.5-22"), Const("star")))),
+                )
+            ),
+        ),
+        (
+            "Fruit(avocado) ∧ (SoldAt(avocado, localFarmersMarket) ∨ SoldAt(avocado, nica'sMarket))",
+            And(
+                (
+                    Pred("Fruit", (Const("avocado"),)),
+                    Or(
+                        (
+                            Pred("SoldAt", (Const("avocado"), Const("localFarmersMarket"))),
+                            Pred("SoldAt", (Const("avocado"), Const("nica'sMarket"))),
+                        )
+                    ),
+                )
+            ),
+        ),
+        (
+            "∀x ((Bag(x) ∧ Birkin(x)) → Hermès(x))",
+            Forall(
+                "x",
+                Implies(
+                    And((Pred("Bag", (Var("x"),)), Pred("Birkin", (Var("x"),)))),
+                    Pred("Hermès", (Var("x"),)),
+                ),
+            ),
+        ),
+        (
+            "¬(Dependent(rina) ∧ Student(rina)) → (Dependent(rina) ∧ Student(rina)) ⊕ ¬(Dependent(rina) ∨ Student(rina))",
+            Implies(
+                Not(And((Pred("Dependent", (Const("rina"),)), Pred("Student", (Const("rina"),))))),
+                Xor(
+                    And((Pred("Dependent", (Const("rina"),)), Pred("Student", (Const("rina"),)))),
+                    Not(
+                        Or((Pred("Dependent", (Const("rina"),)), Pred("Student", (Const("rina"),))))
+                    ),
+                ),
+            ),
+        ),
     ],
 )
 def test_real_folio_formulas(text: str, fol: object) -> None:
@@ -92,14 +186,20 @@ def test_real_folio_formulas(text: str, fol: object) -> None:
     [
         ("∀x ∀y (G(x) ∧ F(x, y) ⟷ B(y))", "∀x ∀y (G(x) ∧ F(x, y) ↔ B(y))", "'⟷' → '↔'"),
         ("(R(a) ∧ S(a)) —> V(a)", "(R(a) ∧ S(a)) → V(a)", "'—>' → '→'"),
-        ("forall x (P(x) -> Q(x) & ~R(x) | S(x))", "∀x (P(x) → Q(x) ∧ ¬R(x) ∨ S(x))", "'forall' → '∀'"),
+        (
+            "forall x (P(x) -> Q(x) & ~R(x) | S(x))",
+            "∀x (P(x) → Q(x) ∧ ¬R(x) ∨ S(x))",
+            "'forall' → '∀'",
+        ),
         ("GraduateStudent(joe) ^ Student(joe)", "GraduateStudent(joe) ∧ Student(joe)", "'^' → '∧'"),
         ("LanguageModel(gpt-3).", "LanguageModel(gpt-3)", "trailing '.' removed"),
         ("a != b", "a ≠ b", "'!=' → '≠'"),
         ("A <-> B", "A ↔ B", "'<->' → '↔'"),
     ],
 )
-def test_notation_variants_are_normalised_and_recorded(variant: str, canonical: str, note: str) -> None:
+def test_notation_variants_are_normalised_and_recorded(
+    variant: str, canonical: str, note: str
+) -> None:
     parsed = parse_formula(variant)
     assert parsed.formula == parse(canonical)
     assert any(note in n for n in parsed.notation), parsed.notation
@@ -107,7 +207,9 @@ def test_notation_variants_are_normalised_and_recorded(variant: str, canonical: 
 
 
 def test_function_terms() -> None:
-    assert parse("Likes(x, mother(y))") == Pred("Likes", (Const("x"), Func("mother", (Const("y"),))))
+    assert parse("Likes(x, mother(y))") == Pred(
+        "Likes", (Const("x"), Func("mother", (Const("y"),)))
+    )
 
 
 @pytest.mark.parametrize(
@@ -121,10 +223,17 @@ def test_function_terms() -> None:
         ("", 1, "end of formula", (), "empty"),
     ],
 )
-def test_syntax_errors_point_at_the_problem(text: str, column: int, token: str, expected: tuple[str, ...] | None, kind: str) -> None:
+def test_syntax_errors_point_at_the_problem(
+    text: str, column: int, token: str, expected: tuple[str, ...] | None, kind: str
+) -> None:
     result = try_parse(text, field="premises[6]")
     assert isinstance(result, SyntaxProblem)
-    assert (result.field, result.column, result.token, result.kind) == ("premises[6]", column, token, kind)
+    assert (result.field, result.column, result.token, result.kind) == (
+        "premises[6]",
+        column,
+        token,
+        kind,
+    )
     if expected is not None:
         assert result.expected == expected
     rendered = result.render()

@@ -53,11 +53,17 @@ def test_truth_needs_known_consistency() -> None:
     ("labels", "result"),
     [
         ({"z3": Label.FALSE, "eprover": Label.FALSE}, (Label.FALSE, Agreement.AGREED)),
-        ({"z3": Label.INCONSISTENT, "eprover": Label.INCONSISTENT}, (Label.INCONSISTENT, Agreement.AGREED)),
+        (
+            {"z3": Label.INCONSISTENT, "eprover": Label.INCONSISTENT},
+            (Label.INCONSISTENT, Agreement.AGREED),
+        ),
         ({"z3": Label.UNCERTAIN, "eprover": Label.TRUE}, (None, Agreement.DISAGREE)),
         ({"z3": Label.UNKNOWN, "eprover": Label.TRUE}, (None, Agreement.UNDECIDED)),
         ({"z3": Label.UNKNOWN, "eprover": Label.UNKNOWN}, (None, Agreement.UNDECIDED)),
-        ({"z3": Label.TRUE, "eprover": Label.UNKNOWN, "vampire": Label.FALSE}, (None, Agreement.DISAGREE)),
+        (
+            {"z3": Label.TRUE, "eprover": Label.UNKNOWN, "vampire": Label.FALSE},
+            (None, Agreement.DISAGREE),
+        ),
         ({}, (None, Agreement.UNDECIDED)),
     ],
 )

@@ -7,13 +7,13 @@ also has the status E must give, so the goldens are checked for meaning, not jus
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import formulas
 
 from refinery.errors import RefineryError, UnsupportedNode
 from refinery.logic.syntax import (
@@ -43,6 +43,8 @@ from refinery.logic.tptp import (
 )
 from refinery.prove.verdict import Budget, Problem, Status
 from vampire.backends import EProver
+
+from strategies import formulas
 
 GOLDEN_TPTP = Path(__file__).resolve().parent.parent / "golden" / "tptp"
 LOWER_WORD = re.compile(r"[a-z][A-Za-z0-9_]*")
@@ -177,7 +179,11 @@ def test_statement_names_roles_and_one_statement_per_line() -> None:
     assert header.startswith("%")
     names = [FOF_LINE.fullmatch(line).group(1, 2) for line in lines]  # type: ignore[union-attr]
     assert names == [
-        ("p1", "axiom"), ("p2", "axiom"), ("p3", "axiom"), ("p4", "axiom"), ("goal", "conjecture"),
+        ("p1", "axiom"),
+        ("p2", "axiom"),
+        ("p3", "axiom"),
+        ("p4", "axiom"),
+        ("goal", "conjecture"),
     ]
     assert text.endswith(".\n")
 
@@ -190,7 +196,7 @@ def test_no_conjecture_means_no_goal() -> None:
 
 def test_connectives_render_as_tptp_operators() -> None:
     a, b = P("A"), P("B")
-    cases = {
+    cases: dict[Formula, str] = {
         Not(a): "~p_A",
         And((a, b)): "(p_A & p_B)",
         Or((a, b, a)): "(p_A | p_B | p_A)",
@@ -232,7 +238,8 @@ def test_variable_scope_ends_with_its_quantifier() -> None:
 
 
 def test_symbol_map_records_kind_source_name_and_arity() -> None:
-    result = problem_to_tptp(*_parts(CASES["arity_clash"]))
+    case = CASES["arity_clash"]
+    result = problem_to_tptp(case.axioms, case.conjecture)
     assert result.symbols == {
         "c_ann": ("constant", "ann", 0),
         "c_bob": ("constant", "bob", 0),
@@ -263,10 +270,17 @@ def test_encode_symbol_examples() -> None:
 
 def test_encoding_separates_lookalikes() -> None:
     lookalikes: list[tuple[SymbolKind, str, int]] = [
-        ("predicate", "a_1", 0), ("predicate", "a", 1), ("predicate", "a__1", 0),
-        ("predicate", "a_", 1), ("function", "a", 1), ("constant", "a_1", 0),
-        ("constant", "a-1", 0), ("constant", "a_u2d_1", 0), ("predicate", "a", 10),
-        ("predicate", "a_1", 0), ("predicate", "a1", 0),
+        ("predicate", "a_1", 0),
+        ("predicate", "a", 1),
+        ("predicate", "a__1", 0),
+        ("predicate", "a_", 1),
+        ("function", "a", 1),
+        ("constant", "a_1", 0),
+        ("constant", "a-1", 0),
+        ("constant", "a_u2d_1", 0),
+        ("predicate", "a", 10),
+        ("predicate", "a_1", 0),
+        ("predicate", "a1", 0),
     ]
     encoded = {encode_symbol(*s) for s in lookalikes}
     assert len(encoded) == len(set(lookalikes))
@@ -285,10 +299,16 @@ def test_encoding_is_a_reversible_lower_word(kind: SymbolKind, name: str, arity:
 
 
 @given(
-    st.tuples(st.sampled_from(["predicate", "function", "constant"]), st.text(max_size=6),
-              st.integers(0, 3)),
-    st.tuples(st.sampled_from(["predicate", "function", "constant"]), st.text(max_size=6),
-              st.integers(0, 3)),
+    st.tuples(
+        st.sampled_from(["predicate", "function", "constant"]),
+        st.text(max_size=6),
+        st.integers(0, 3),
+    ),
+    st.tuples(
+        st.sampled_from(["predicate", "function", "constant"]),
+        st.text(max_size=6),
+        st.integers(0, 3),
+    ),
 )
 def test_encoding_is_injective(
     a: tuple[SymbolKind, str, int], b: tuple[SymbolKind, str, int]
@@ -332,7 +352,7 @@ EVIL_NAMES = [
     "include('/etc/passwd')",
     "a').\nfof(evil,axiom,$false).\n%",
     "a)).\nfof(evil, axiom, $false).\n",
-    '"double" and \'single\' quotes',
+    "\"double\" and 'single' quotes",
     "back\\slash\\",
     "new\nline\r\n",
     "% SZS status Theorem",
@@ -342,7 +362,7 @@ EVIL_NAMES = [
     "![X]: ",
     "\x00nul",
 ]
-SAFE_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_(),.:!?~&|<=>[] \n")
+SAFE_CHARS = set(string.ascii_letters + string.digits + "_(),.:!?~&|<=>[] \n")
 
 
 def _syllogism(
@@ -364,7 +384,9 @@ def test_evil_names_cannot_change_the_problem(evil: str) -> None:
     text = problem_to_tptp(*_syllogism(evil, evil + "'", evil, with_goal=True)).text
     lines = _header_free(text)
     assert [FOF_LINE.fullmatch(line).group(1) for line in lines] == [  # type: ignore[union-attr]
-        "p1", "p2", "goal",
+        "p1",
+        "p2",
+        "goal",
     ]
     assert "include(" not in text
     assert set(_header_free_text(text)) <= SAFE_CHARS
@@ -406,10 +428,6 @@ def test_e_accepts_every_translated_formula(f: Formula, eprover: EProver) -> Non
 
 def _problem(axioms: list[Formula], conjecture: Formula | None) -> Problem:
     return Problem(tuple(axioms), conjecture)
-
-
-def _parts(case: Case) -> tuple[tuple[Formula, ...], Formula | None]:
-    return case.axioms, case.conjecture
 
 
 @pytest.fixture(scope="module")

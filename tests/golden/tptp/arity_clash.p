@@ -1,4 +1,4 @@
-% FOL Refinery problem: 5 axiom(s), 1 conjecture(s)
+% FOL Refinery problem: 5 axioms, with goal
 fof(p1, axiom, p_Likes_1(c_f)).
 fof(p2, axiom, p_Likes_2(c_ann, c_bob)).
 fof(p3, axiom, (![X1]: (![X2]: (p_Likes_2(X1, X2) => p_Likes_2(X2, X1))))).

@@ -1,4 +1,4 @@
-% FOL Refinery problem: 4 axiom(s), 1 conjecture(s)
+% FOL Refinery problem: 4 axioms, with goal
 fof(p1, axiom, (p_A | p_B | p_C | p_D)).
 fof(p2, axiom, ~p_A).
 fof(p3, axiom, (~p_B & ~p_C)).

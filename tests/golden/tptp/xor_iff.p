@@ -1,4 +1,4 @@
-% FOL Refinery problem: 3 axiom(s), 1 conjecture(s)
+% FOL Refinery problem: 3 axioms, with goal
 fof(p1, axiom, (p_A <~> p_B)).
 fof(p2, axiom, p_A).
 fof(p3, axiom, (p_C <=> ~p_B)).

@@ -1,0 +1,121 @@
+"""Benchmark the check stage on FOLIO v2 (train + validation, 1,204 items), cold, no cache.
+
+Prints, for both provers and N workers: total wall time, items/s, per-item median and p95, the
+share of time spent inside the provers, and every item that hit the budget with its cost. Then it
+re-runs only the stories whose items were all decided within budget and compares the wall time
+with (summed prover time ÷ workers) — the overhead target is ≤ 1.3×.
+
+Usage: python benchmarks/bench_check.py [--workers 2] [--budget 5] [--data ../shared/data]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from refinery import config
+from refinery.check import check_items
+from refinery.datasets.folio import load
+from refinery.prove.verdict import Budget
+from refinery.summary import category_counts, prover_agreement
+from vampire.registry import build_provers, resolve_names
+
+BUDGET_STATUSES = {"Timeout", "ResourceOut"}
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def _run(
+    items: list[Any], names: list[str], budget: Budget, workers: int
+) -> tuple[list[dict[str, Any]], float]:
+    started = time.perf_counter()
+    rows = check_items(
+        items, prover_factory=build_provers, prover_names=names, budget=budget, workers=workers
+    )
+    return rows, time.perf_counter() - started
+
+
+def _hit_budget(row: dict[str, Any], names: list[str]) -> bool:
+    detail = json.loads(row["verdicts"] or "{}")
+    return any(q["status"] in BUDGET_STATUSES for p in names for q in detail.get(p, {}).values())
+
+
+def _report(title: str, rows: list[dict[str, Any]], wall: float, workers: int) -> None:
+    prover_total = sum(r["prover_seconds"] for r in rows)
+    per_item = [r["seconds"] for r in rows]
+    print(f"\n== {title}")
+    print(f"items                 {len(rows)}")
+    print(f"wall time             {wall:.2f} s")
+    print(f"throughput            {len(rows) / wall:.1f} items/s")
+    print(
+        f"per item median / p95 {statistics.median(per_item) * 1000:.1f} ms / {_pct(per_item, 0.95) * 1000:.1f} ms"
+    )
+    print(
+        f"prover time (summed)  {prover_total:.2f} s; ÷ {workers} workers = {prover_total / workers:.2f} s"
+    )
+    print(f"share inside provers  {prover_total / (wall * workers):.1%} of worker time")
+    print(
+        f"wall ÷ (prover/worker) {wall / max(1e-9, prover_total / workers):.2f}×  (target ≤ 1.3×)"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--budget", type=float, default=config.DEFAULT_BUDGET_SECONDS)
+    parser.add_argument(
+        "--data", type=Path, default=Path(os.environ.get("REFINERY_SHARED_DATA", "../shared/data"))
+    )
+    args = parser.parse_args()
+    folder = args.data / "folio_v2" / "reconstructed"
+    if not folder.is_dir():
+        print(f"FOLIO v2 not found at {folder}; pass --data", file=sys.stderr)
+        return 2
+    items = [
+        it
+        for split in ("train", "validation")
+        for it in load(folder / f"folio_v2_{split}.jsonl").items
+    ]
+    names = resolve_names(list(config.DEFAULT_PROVERS))
+    budget = Budget(seconds=args.budget, rlimit=config.DEFAULT_RLIMIT)
+    print(
+        f"FOLIO v2: {len(items)} items; provers {', '.join(names)}; {args.workers} workers; "
+        f"budget {args.budget:g} s per question; cold (no cache)"
+    )
+
+    rows, wall = _run(items, names, budget, args.workers)
+    _report("all items", rows, wall, args.workers)
+    print(
+        "categories            " + ", ".join(f"{k} {v}" for k, v in category_counts(rows).items())
+    )
+    if len(names) >= 2:
+        a = prover_agreement(rows, names[0], names[1])
+        print(
+            f"agreement             {a.agree}/{a.both_decided} = {a.rate:.2%} of items both decide"
+        )
+
+    slow = [r for r in rows if _hit_budget(r, names)]
+    print(f"\nitems that hit the budget: {len(slow)}")
+    for r in slow:
+        statuses = ", ".join(f"{p}={r[f'status_{p}']}" for p in names)
+        print(f"  {r['id']}: {r['prover_seconds']:.2f} s prover time ({statuses})")
+
+    slow_stories = {(r["dataset"], r["split"], r["story_id"]) for r in slow}
+    within = [it for it in items if (it.dataset, it.split, it.story_id) not in slow_stories]
+    if slow:
+        rows_w, wall_w = _run(within, names, budget, args.workers)
+        _report("stories decided within budget (re-run, cold)", rows_w, wall_w, args.workers)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

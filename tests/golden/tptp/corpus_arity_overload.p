@@ -1,0 +1,2 @@
+% FOL Refinery problem: 0 axioms, with goal
+fof(goal, conjecture, (p_P_1(c_a) => p_P_2(c_a, c_b))).

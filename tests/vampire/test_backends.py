@@ -1,0 +1,503 @@
+"""EProver and VampireProver: argv, binary resolution, verdict mapping, the runner and real E.
+
+Vampire is not installed here, so its backend runs against a fake `vampire` shell script that
+records its argv, cwd, pid and problem file and prints canned output. The same fake stands in for
+E where only the command line matters. Tests marked `prover` run the real E.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from refinery.errors import ProverUnavailable
+from refinery.logic.syntax import Const, Forall, Formula, Implies, Not, Or, Pred, Var
+from refinery.prove.verdict import Budget, Problem, Prover, Status
+from vampire import backends
+from vampire.backends import (
+    E_FLAGS,
+    GRACE_SECONDS,
+    EProver,
+    VampireProver,
+    prover_seconds,
+    to_verdict,
+)
+from vampire.problem import tptp_text
+from vampire.registry import default_tptp_prover, tptp_backends
+from vampire.run import RunResult, run_on_file
+
+x = Var("x")
+MORTAL = (
+    Forall("x", Implies(Pred("Man", (x,)), Pred("Mortal", (x,)))),
+    Pred("Man", (Const("socrates"),)),
+)
+THEOREM = Problem(MORTAL, Pred("Mortal", (Const("socrates"),)))
+COUNTER_SATISFIABLE = Problem(MORTAL, Pred("Mortal", (Const("plato"),)))
+SATISFIABLE = Problem(MORTAL)
+UNSATISFIABLE = Problem((*MORTAL, Not(Pred("Mortal", (Const("socrates"),)))))
+
+VAMPIRE_VERSION = "Vampire 4.8 (commit fake on 2024-01-01)"
+VAMPIRE_THEOREM = "% Refutation found.\n% SZS status Theorem for problem\n"
+VAMPIRE_MODEL = (
+    "% Finite Model Found!\n% SZS status Satisfiable for problem\n"
+    "% SZS output start FiniteModel for problem\n% domain size is 1\n"
+    "fof(domain,interpretation_domain, ! [X] : (X = fmb_$i_1)).\n"
+    "% SZS output end FiniteModel for problem\n"
+)
+
+
+@dataclass
+class Fake:
+    """A fake prover binary and the files it leaves behind."""
+
+    path: Path
+    log: Path
+
+    def argv(self) -> list[str]:
+        return (self.log / "argv").read_text().splitlines()
+
+    def problem(self) -> str:
+        return (self.log / "problem.p").read_text(encoding="utf-8")
+
+    def pid(self) -> int:
+        return int((self.log / "pid").read_text())
+
+    def version_calls(self) -> int:
+        calls = self.log / "version_calls"
+        return len(calls.read_text().splitlines()) if calls.exists() else 0
+
+
+def make_fake(
+    folder: Path,
+    name: str = "vampire",
+    *,
+    stdout: str = VAMPIRE_THEOREM,
+    stderr: str = "",
+    exit_code: int = 0,
+    hang: bool = False,
+) -> Fake:
+    """Write an executable shell script `folder/name` that behaves like a prover."""
+    folder.mkdir(parents=True, exist_ok=True)
+    log = folder / f"{name}.log"
+    log.mkdir()
+    (log / "stdout").write_text(stdout, encoding="utf-8")
+    (log / "stderr").write_text(stderr, encoding="utf-8")
+    d = shlex.quote(str(log))
+    hang_lines = "sleep 30 &\necho $! > " + d + "/child\nsleep 30\n" if hang else ""
+    script = f"""#!/bin/sh
+if [ "$1" = "--version" ]; then
+  echo x >> {d}/version_calls
+  echo {shlex.quote(VAMPIRE_VERSION)}
+  exit 0
+fi
+printf '%s\\n' "$@" > {d}/argv
+for last; do :; done
+cp "$last" {d}/problem.p
+pwd > {d}/cwd
+echo $$ > {d}/pid
+{hang_lines}cat {d}/stdout
+cat {d}/stderr >&2
+exit {exit_code}
+"""
+    path = folder / name
+    path.write_text(script)
+    path.chmod(0o755)
+    return Fake(path, log)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of group `pgid` still runs (zombies awaiting a reaper don't count)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def group_gone(pgid: int, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while group_alive(pgid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+@pytest.fixture(autouse=True)
+def _no_prover_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test chooses binaries itself; the developer's environment must not leak in."""
+    monkeypatch.delenv("VAMPIRE_PATH", raising=False)
+    monkeypatch.delenv("EPROVER_PATH", raising=False)
+
+
+# --- Vampire against a fake binary ------------------------------------------------------------
+
+
+def test_vampire_resolves_from_env_and_builds_casc_argv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = make_fake(tmp_path)
+    monkeypatch.setenv("VAMPIRE_PATH", str(fake.path))
+    prover = VampireProver()
+    assert prover.path == str(fake.path)
+    assert prover.available()
+    verdict = prover.check(THEOREM, Budget(seconds=2.5))
+    assert fake.argv() == ["--mode", "casc", "-t", "3", "--input_syntax", "tptp", "problem.p"]
+    assert fake.problem() == tptp_text(THEOREM)
+    assert verdict.prover == "vampire"
+    assert verdict.status is Status.THEOREM
+    assert verdict.raw == "% SZS status Theorem for problem"
+    assert verdict.version == VAMPIRE_VERSION
+    assert verdict.model is None
+    assert verdict.output_tail == ""
+    assert verdict.elapsed > 0
+
+
+def test_vampire_consistency_question_uses_model_finding_mode(tmp_path: Path) -> None:
+    fake = make_fake(tmp_path, stdout=VAMPIRE_MODEL)
+    verdict = VampireProver(fake.path).check(SATISFIABLE, Budget(seconds=4))
+    assert fake.argv() == ["--mode", "casc_sat", "-t", "4", "--input_syntax", "tptp", "problem.p"]
+    assert "conjecture" not in fake.problem()
+    assert verdict.status is Status.SATISFIABLE
+    assert verdict.model is not None and "domain size is 1" in verdict.model
+
+
+def test_time_limit_is_whole_seconds_and_never_zero(tmp_path: Path) -> None:
+    fake = make_fake(tmp_path)
+    VampireProver(fake.path).check(THEOREM, Budget(seconds=0.2))
+    assert fake.argv()[2:4] == ["-t", "1"]  # 0 would mean "no limit" to Vampire
+    assert [prover_seconds(Budget(s)) for s in (0.0, 0.2, 1.0, 1.01, 7.5)] == [1, 1, 1, 2, 8]
+
+
+def test_vampire_found_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = make_fake(tmp_path / "bin")
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    assert VampireProver().path == str(fake.path)
+
+
+def test_version_runs_once_per_binary(tmp_path: Path) -> None:
+    fake = make_fake(tmp_path)
+    prover = VampireProver(fake.path)
+    for _ in range(3):
+        prover.check(THEOREM, Budget(1))
+    assert VampireProver(fake.path).version() == VAMPIRE_VERSION  # a second instance shares it
+    assert fake.version_calls() == 1
+
+
+@pytest.mark.parametrize("how", ["env", "argument", "path"])
+def test_missing_vampire_is_unavailable_and_check_raises(
+    how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "no-such-vampire"
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no vampire on PATH
+    if how == "env":
+        monkeypatch.setenv("VAMPIRE_PATH", str(missing))
+    prover = VampireProver(missing) if how == "argument" else VampireProver()
+    assert prover.path is None
+    assert not prover.available()
+    with pytest.raises(ProverUnavailable):
+        prover.check(THEOREM, Budget(1))
+    with pytest.raises(ProverUnavailable):
+        prover.version()
+
+
+def test_non_executable_file_is_unavailable(tmp_path: Path) -> None:
+    fake = make_fake(tmp_path)
+    fake.path.chmod(0o644)
+    assert not VampireProver(fake.path).available()
+
+
+def test_crash_with_garbage_is_error_with_output_tail(tmp_path: Path) -> None:
+    fake = make_fake(
+        tmp_path, stdout="\x00\x01 garbage out\n", stderr="Segmentation fault\n", exit_code=139
+    )
+    verdict = VampireProver(fake.path).check(THEOREM, Budget(1))
+    assert verdict.status is Status.ERROR
+    assert verdict.raw == ""
+    assert "garbage out" in verdict.output_tail
+    assert "Segmentation fault" in verdict.output_tail
+
+
+def test_exit_code_does_not_decide(tmp_path: Path) -> None:
+    ok = make_fake(tmp_path / "a", stdout=VAMPIRE_THEOREM, exit_code=1)
+    assert VampireProver(ok.path).check(THEOREM, Budget(1)).status is Status.THEOREM
+    silent = make_fake(tmp_path / "b", stdout="all fine\n", exit_code=0)
+    assert VampireProver(silent.path).check(THEOREM, Budget(1)).status is Status.ERROR
+
+
+def test_undecided_keeps_output_tail(tmp_path: Path) -> None:
+    long = "x" * 10_000 + "\n% SZS status GaveUp for problem\n"
+    verdict = VampireProver(make_fake(tmp_path, stdout=long).path).check(THEOREM, Budget(1))
+    assert verdict.status is Status.GAVE_UP
+    assert verdict.output_tail.endswith("GaveUp for problem\n")
+    assert len(verdict.output_tail) == backends.TAIL_CHARS
+
+
+def test_hanging_prover_times_out_and_its_whole_group_dies(tmp_path: Path) -> None:
+    fake = make_fake(tmp_path, hang=True)
+    verdict = VampireProver(fake.path).check(THEOREM, Budget(seconds=0.5))
+    assert verdict.status is Status.TIMEOUT
+    assert 1.0 <= verdict.elapsed < 1.0 + GRACE_SECONDS + 1.5  # limit 1 s + grace
+    assert group_gone(fake.pid())
+    child = int((fake.log / "child").read_text())
+    assert group_gone(child)  # the background worker was in the group too
+
+
+def test_each_call_gets_a_fresh_directory_that_is_removed(tmp_path: Path) -> None:
+    fake = make_fake(tmp_path)
+    prover = VampireProver(fake.path)
+    prover.check(THEOREM, Budget(1))
+    first = Path((fake.log / "cwd").read_text().strip())
+    prover.check(THEOREM, Budget(1))
+    second = Path((fake.log / "cwd").read_text().strip())
+    assert first != second
+    assert not first.exists() and not second.exists()
+
+
+def test_binary_removed_after_resolution_raises_unavailable(tmp_path: Path) -> None:
+    fake = make_fake(tmp_path)
+    prover = VampireProver(fake.path)
+    fake.path.unlink()
+    with pytest.raises(ProverUnavailable):
+        prover.check(THEOREM, Budget(1))
+
+
+# --- E: command line and resolution (fake binaries) --------------------------------------------
+
+
+def test_eprover_argv(tmp_path: Path) -> None:
+    fake = make_fake(tmp_path, "eprover", stdout="% SZS status CounterSatisfiable\n")
+    verdict = EProver(fake.path).check(COUNTER_SATISFIABLE, Budget(seconds=2.1))
+    assert fake.argv() == [
+        "--satauto-schedule",
+        "--tstp-format",
+        "-s",
+        "-p",
+        "--cpu-limit=3",
+        "problem.p",
+    ]
+    assert list(E_FLAGS) == fake.argv()[:4]
+    assert verdict.prover == "eprover"
+    assert verdict.status is Status.COUNTER_SATISFIABLE
+
+
+def test_eprover_from_env_and_explicit_path_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env_fake = make_fake(tmp_path / "env", "eprover")
+    arg_fake = make_fake(tmp_path / "arg", "eprover")
+    monkeypatch.setenv("EPROVER_PATH", str(env_fake.path))
+    assert EProver().path == str(env_fake.path)
+    assert EProver(arg_fake.path).path == str(arg_fake.path)
+
+
+def test_eprover_env_may_name_a_command_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = make_fake(tmp_path, "my-eprover")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("EPROVER_PATH", "my-eprover")
+    assert EProver().path == str(fake.path)
+
+
+def test_eprover_defaults_to_the_wheel() -> None:
+    eprover = pytest.importorskip("eprover")
+    assert EProver().path == os.path.abspath(eprover.eprover_path)
+
+
+def test_eprover_falls_back_to_path_without_the_wheel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = make_fake(tmp_path, "eprover")
+    monkeypatch.setattr(backends, "_wheel_eprover", lambda: None)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert EProver().path == str(fake.path)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert not EProver().available()
+
+
+def test_explicit_missing_eprover_does_not_fall_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prover = EProver(tmp_path / "missing")
+    assert not prover.available()
+    with pytest.raises(ProverUnavailable):
+        prover.check(THEOREM, Budget(1))
+    monkeypatch.setenv("EPROVER_PATH", str(tmp_path / "missing"))
+    assert not EProver().available()
+
+
+# --- registry -------------------------------------------------------------------------------
+
+
+def test_registry_lists_both_backends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VAMPIRE_PATH", str(tmp_path / "missing"))
+    backends_by_name = tptp_backends()
+    assert sorted(backends_by_name) == ["eprover", "vampire"]
+    assert all(isinstance(b, Prover) for b in backends_by_name.values())
+    assert isinstance(backends_by_name["vampire"], VampireProver)
+    assert not backends_by_name["vampire"].available()
+
+
+def test_default_prover_prefers_vampire(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VAMPIRE_PATH", str(make_fake(tmp_path).path))
+    assert isinstance(default_tptp_prover(), VampireProver)
+    monkeypatch.setenv("VAMPIRE_PATH", str(tmp_path / "missing"))
+    assert isinstance(default_tptp_prover(), EProver)
+
+
+# --- run → verdict mapping and the runner ----------------------------------------------------
+
+
+def _run(stdout: str, *, timed_out: bool = False, stderr: str = "") -> RunResult:
+    return RunResult(stdout, stderr, -9 if timed_out else 0, 1.5, timed_out, pid=1)
+
+
+def test_definitive_status_printed_before_a_kill_still_counts() -> None:
+    verdict = to_verdict("p", "v1", _run("% SZS status Theorem\n", timed_out=True))
+    assert verdict.status is Status.THEOREM
+
+
+def test_kill_without_definitive_status_is_timeout() -> None:
+    for stdout in ("", "% SZS status GaveUp\n", "garbage"):
+        verdict = to_verdict("p", "v1", _run(stdout, timed_out=True))
+        assert verdict.status is Status.TIMEOUT
+        assert verdict.elapsed == 1.5 and verdict.version == "v1"
+
+
+def test_syntax_error_on_stderr_only_is_error() -> None:
+    # What E 3.5 does on a malformed file: nothing on stdout, a message on stderr, exit 3.
+    stderr = "eprover: problem.p:2:(Column 1):(just read ''): Closing bracket (')') expected\n"
+    verdict = to_verdict("eprover", "E", _run("", stderr=stderr))
+    assert verdict.status is Status.ERROR
+    assert "Closing bracket" in verdict.output_tail
+
+
+def test_runner_passes_arguments_verbatim_and_decodes_bad_bytes(tmp_path: Path) -> None:
+    script = tmp_path / "echoer"
+    script.write_text("#!/bin/sh\nprintf '%s|' \"$@\"\nprintf '\\377\\376\\n'\ncat \"$2\"\n")
+    script.chmod(0o755)
+    run = run_on_file([str(script), "a b; rm -rf /"], "fof(p1, axiom, p).\n", timeout=5)
+    assert run.stdout.startswith("a b; rm -rf /|problem.p|")
+    assert "\ufffd" in run.stdout and run.stdout.endswith("fof(p1, axiom, p).\n")
+    assert not run.timed_out and run.returncode == 0
+
+
+def test_runner_rejects_paths_as_file_names() -> None:
+    with pytest.raises(ValueError):
+        run_on_file(["true"], "", timeout=1, filename="../escape.p")
+
+
+def test_runner_missing_binary_raises_oserror(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        run_on_file([str(tmp_path / "nothing")], "", timeout=1)
+
+
+# --- the real E ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def eprover() -> EProver:
+    prover = EProver()
+    if not prover.available():
+        pytest.skip("E prover not found")
+    return prover
+
+
+def pigeonhole(pigeons: int) -> Problem:
+    """PHP(n, n-1): unsatisfiable, and exponentially hard for resolution provers such as E."""
+    holes = range(pigeons - 1)
+
+    def inside(i: int, h: int) -> Pred:
+        return Pred(f"In{i}_{h}", ())
+
+    axioms: list[Formula] = [Or(tuple(inside(i, h) for h in holes)) for i in range(pigeons)]
+    axioms += [
+        Or((Not(inside(a, h)), Not(inside(b, h))))
+        for h in holes
+        for a in range(pigeons)
+        for b in range(a + 1, pigeons)
+    ]
+    return Problem(tuple(axioms), name=f"php{pigeons}")
+
+
+@pytest.mark.prover
+@pytest.mark.parametrize(
+    ("problem", "status", "has_model"),
+    [
+        (THEOREM, Status.THEOREM, False),
+        (COUNTER_SATISFIABLE, Status.COUNTER_SATISFIABLE, True),
+        (SATISFIABLE, Status.SATISFIABLE, True),
+        (UNSATISFIABLE, Status.UNSATISFIABLE, False),
+        (pigeonhole(4), Status.UNSATISFIABLE, False),
+    ],
+)
+def test_real_e(eprover: EProver, problem: Problem, status: Status, has_model: bool) -> None:
+    verdict = eprover.check(problem, Budget(seconds=5))
+    assert verdict.status is status, verdict
+    assert verdict.raw == f"% SZS status {status.value}"
+    assert verdict.version.startswith("E 3.")
+    assert (verdict.model is not None) == has_model
+    assert verdict.elapsed < 5
+
+
+@pytest.mark.prover
+def test_real_e_model_mentions_the_symbols(eprover: EProver) -> None:
+    verdict = eprover.check(COUNTER_SATISFIABLE, Budget(seconds=5))
+    assert verdict.model is not None
+    assert "p_Man_1(c_socrates)" in verdict.model
+
+
+def _spy_runs(monkeypatch: pytest.MonkeyPatch) -> list[RunResult]:
+    runs: list[RunResult] = []
+    real: Callable[..., RunResult] = run_on_file
+
+    def spy(*args: object, **kwargs: object) -> RunResult:
+        result = real(*args, **kwargs)
+        runs.append(result)
+        return result
+
+    monkeypatch.setattr(backends, "run_on_file", spy)
+    return runs
+
+
+@pytest.mark.prover
+def test_real_e_hard_problem_stops_within_budget(
+    eprover: EProver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = _spy_runs(monkeypatch)
+    verdict = eprover.check(pigeonhole(10), Budget(seconds=1))
+    assert verdict.status in (Status.TIMEOUT, Status.RESOURCE_OUT, Status.GAVE_UP), verdict
+    assert verdict.elapsed < 1 + GRACE_SECONDS + 1.0
+    assert verdict.output_tail  # undecided verdicts keep output for diagnosis
+    assert group_gone(runs[0].pid)
+
+
+@pytest.mark.prover
+def test_real_e_is_killed_at_the_wall_clock_cap(eprover: EProver) -> None:
+    # E would happily use its 60 CPU seconds; the runner's cap must stop E and its workers.
+    assert eprover.path is not None
+    argv = [eprover.path, *E_FLAGS, "--cpu-limit=60"]
+    run = run_on_file(argv, tptp_text(pigeonhole(10)), timeout=1.0)
+    assert run.timed_out
+    assert run.elapsed < 1.0 + 1.5
+    assert group_gone(run.pid)
+    assert to_verdict("eprover", "E", run).status is Status.TIMEOUT
+
+
+@pytest.mark.prover
+def test_real_e_version(eprover: EProver) -> None:
+    assert eprover.version().startswith("E 3.5")
