@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -35,11 +37,16 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _run(
-    items: list[Any], names: list[str], budget: Budget, workers: int
+    items: list[Any], names: list[str], budget: Budget, workers: int, cache: Path | None = None
 ) -> tuple[list[dict[str, Any]], float]:
     started = time.perf_counter()
     rows = check_items(
-        items, prover_factory=build_provers, prover_names=names, budget=budget, workers=workers
+        items,
+        prover_factory=build_provers,
+        prover_names=names,
+        budget=budget,
+        workers=workers,
+        cache_path=cache,
     )
     return rows, time.perf_counter() - started
 
@@ -92,8 +99,9 @@ def main() -> int:
         f"budget {args.budget:g} s per question; cold (no cache)"
     )
 
-    rows, wall = _run(items, names, budget, args.workers)
-    _report("all items", rows, wall, args.workers)
+    cache = Path(tempfile.mkdtemp(prefix="refinery-bench-")) / "verdicts.sqlite"
+    rows, wall = _run(items, names, budget, args.workers, cache)
+    _report("all items (cold: empty verdict cache)", rows, wall, args.workers)
     print(
         "categories            " + ", ".join(f"{k} {v}" for k, v in category_counts(rows).items())
     )
@@ -108,6 +116,15 @@ def main() -> int:
     for r in slow:
         statuses = ", ".join(f"{p}={r[f'status_{p}']}" for p in names)
         print(f"  {r['id']}: {r['prover_seconds']:.2f} s prover time ({statuses})")
+
+    warm_rows, warm_wall = _run(items, names, budget, args.workers, cache)
+    hits = sum(1 for r in warm_rows if r["cached"])
+    print(
+        f"\n== re-run on unchanged data (warm cache): {warm_wall:.2f} s, "
+        f"{len(items) / warm_wall:.0f} items/s, {hits}/{len(items)} items fully from cache "
+        f"({warm_wall / wall:.1%} of cold)"
+    )
+    shutil.rmtree(cache.parent, ignore_errors=True)
 
     slow_stories = {(r["dataset"], r["split"], r["story_id"]) for r in slow}
     within = [it for it in items if (it.dataset, it.split, it.story_id) not in slow_stories]
