@@ -23,6 +23,7 @@ from typing import Any
 
 from refinery.datasets.records import Item
 from refinery.labels import Label
+from refinery.logic.diagnostics import Issue
 from refinery.logic.errors import SyntaxProblem
 from refinery.logic.lint import lint
 from refinery.logic.parse import Parsed, try_parse
@@ -80,6 +81,21 @@ def parse_item(item: Item) -> ParsedItem:
             problems.append(res)
     premises = results[:-1]
     return ParsedItem(item, tuple(premises), results[-1], tuple(problems), tuple(notation))
+
+
+def lint_item(p: ParsedItem) -> list[Issue]:
+    """Lint issues of a parsed item (none when some formula did not parse)."""
+    if not p.ok:
+        return []
+    formulas = [(f"premises[{i}]", f) for i, f in enumerate(p.premises) if f is not None]
+    assert p.conclusion is not None
+    formulas.append(("conclusion", p.conclusion))
+    return lint(
+        formulas,
+        nl_premises=len(p.item.premises),
+        fol_premises=len(p.item.premises_fol),
+        item_id=p.item.id,
+    )
 
 
 @dataclass
@@ -150,22 +166,12 @@ class Checker:
         seconds: float,
     ) -> dict[str, Any]:
         item = p.item
+        found = lint_item(p)
         issues = [
             f"{sp.field}:{sp.line}:{sp.column}: error: syntax: {sp.message}" for sp in p.problems
         ]
-        lint_errors = 0
-        if p.ok:
-            formulas = [(f"premises[{i}]", f) for i, f in enumerate(p.premises) if f is not None]
-            assert p.conclusion is not None
-            formulas.append(("conclusion", p.conclusion))
-            found = lint(
-                formulas,
-                nl_premises=len(item.premises),
-                fol_premises=len(item.premises_fol),
-                item_id=item.id,
-            )
-            lint_errors = sum(1 for i in found if i.severity == "error")
-            issues += [i.render() for i in found]
+        issues += [i.render() for i in found]
+        lint_errors = sum(1 for i in found if i.severity == "error")
         labels: dict[str, Label] = {}
         row: dict[str, Any] = {
             "id": item.id,
@@ -200,6 +206,7 @@ class Checker:
                     "raw": v.raw,
                     "seconds": round(v.elapsed, 6),
                     "version": v.version,
+                    "model": (v.model or "")[:1000],
                 }
                 for q, v in zip(("axioms", "pos", "neg"), trio, strict=True)
             }

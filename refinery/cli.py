@@ -55,6 +55,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    refine = sub.add_parser(
+        "refine",
+        help="check, repair and write the refined split, review queue and report (a Prefect flow)",
+    )
+    refine.add_argument(
+        "source", metavar="SOURCE", help="FOLIO .jsonl/.json/.csv file, or hf:OWNER/NAME[:SPLIT]"
+    )
+    refine.add_argument("--out", help="run folder (default: data/refined/<dataset>/<split>/<run>)")
+    refine.add_argument("--review", help="review queue CSV (default: review/<dataset>-<split>.csv)")
+    refine.add_argument(
+        "--agents", default="rules,llm", help="rules | rules,llm (default %(default)s)"
+    )
+    refine.add_argument("--max-rounds", type=int, default=3)
+    refine.add_argument("--provers", default=",".join(config.DEFAULT_PROVERS))
+    refine.add_argument("--workers", type=int, default=config.default_workers())
+    refine.add_argument("--budget", type=float, default=config.DEFAULT_BUDGET_SECONDS)
+    refine.add_argument("--no-cache", action="store_true", help="ignore the verdict and LLM caches")
+
     lint = sub.add_parser("lint", help="parse and lint a file of FOL formulas")
     lint.add_argument(
         "file", type=Path, help=".txt (one per line), .json list (e.g. MALLS), or a FOLIO file"
@@ -69,6 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "lint":
             return _lint(args)
+        if args.command == "refine":
+            return _refine(args)
     except RefineryError as err:
         print(f"refinery: error: {err}", file=sys.stderr)
         return 2
@@ -149,6 +169,43 @@ def _print_summary(
             )
     cached = sum(1 for r in rows if r["cached"])
     console.print(f"verdicts from cache: {cached}/{len(rows)} items")
+
+
+def prefect_environment() -> None:
+    """Settings every Prefect process of ours needs, before prefect is imported."""
+    import os
+
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_HOME", str(config.state_dir() / "prefect"))
+    # prefect creates its home without parents; a fresh clone has no .state/ yet
+    Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+
+
+def _refine(args: argparse.Namespace) -> int:
+    from refinery.pipeline import RefineSettings
+    from vampire.registry import resolve_names
+
+    agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
+    if set(agents) - {"rules", "llm"} or "rules" not in agents:
+        raise RefineryError(f"--agents must be rules or rules,llm, got {args.agents!r}")
+    settings = RefineSettings(
+        source=args.source,
+        out_dir=args.out,
+        review_path=args.review,
+        agents=agents,
+        max_rounds=args.max_rounds,
+        provers=tuple(resolve_names(args.provers.split(","))),
+        workers=args.workers,
+        budget_seconds=args.budget,
+        use_cache=not args.no_cache,
+    )
+    prefect_environment()
+    from flows.refine import refine_flow
+
+    refine_flow(settings)
+    return 0
 
 
 def _lint(args: argparse.Namespace) -> int:

@@ -10,7 +10,9 @@ import os
 from pathlib import Path
 
 DEFAULT_BUDGET_SECONDS = 5.0
-DEFAULT_RLIMIT = 5_000_000  # Z3 resource units per question: deterministic; binds before the timer on FOLIO
+DEFAULT_RLIMIT = (
+    5_000_000  # Z3 resource units per question: deterministic; binds before the timer on FOLIO
+)
 DEFAULT_PROVERS = ("z3", "tptp")  # "tptp" = Vampire when configured, else E
 
 

@@ -28,16 +28,13 @@ def test_check_on_the_sample_writes_one_row_per_item(tmp_path: Path) -> None:
     assert list(frame["id"]) == list(csv["id"])
     by_id = dict(zip(frame["example_id"], frame["category"], strict=True))
     assert by_id == {
-        "101": "verified",
-        "102": "verified",
-        "103": "verified",
-        "201": "verified",
-        "202": "verified",
-        "203": "label_mismatch",
-        "301": "parse_error",
-        "401": "verified",
-        "402": "lint_error",
-    }
+        "101": "verified", "102": "verified", "103": "verified",
+        "201": "verified", "202": "verified", "203": "label_mismatch",
+        "301": "parse_error", "401": "verified", "402": "lint_error",
+        "501": "parse_error", "601": "parse_error", "701": "label_mismatch",
+        "801": "lint_error", "901": "label_mismatch", "1001": "label_mismatch",
+        "1101": "label_mismatch",
+    }  # fmt: skip
     row = frame.set_index("example_id").loc["203"]
     assert (row["label_z3"], row["label_eprover"], row["label"], row["gold_label"]) == (
         "False",
@@ -51,10 +48,10 @@ def test_check_on_the_sample_writes_one_row_per_item(tmp_path: Path) -> None:
     )
     for column in ("story_id", "status_z3", "status_eprover", "seconds", "content_hash", "issues"):
         assert column in frame.columns
-    assert "label_mismatch" in proc.stderr and "z3 vs eprover: agree on 8/8" in proc.stderr
+    assert "label_mismatch" in proc.stderr and "z3 vs eprover: agree on 13/13" in proc.stderr
     # the cache lives in the state folder; a re-run answers every question from it
     again = run("check", str(SAMPLE), "--out", str(out), "--workers", "1", cwd=tmp_path)
-    assert "verdicts from cache: 8/9 items" in again.stderr
+    assert "verdicts from cache: 13/16 items" in again.stderr
 
 
 def test_check_reports_bad_rows_and_goes_on(tmp_path: Path) -> None:

@@ -35,7 +35,9 @@ from refinery.prove.verdict import Budget, Problem, Status, Verdict
 try:
     import z3
 except ImportError as exc:  # pragma: no cover - z3-solver is a declared dependency
-    raise ProverUnavailable("z3-solver is not installed: make run (or pip install z3-solver)") from exc
+    raise ProverUnavailable(
+        "z3-solver is not installed: make run (or pip install z3-solver)"
+    ) from exc
 
 MODEL_CHARS = 2000
 """Longest model text kept in a `Verdict` (the start is kept; the rest is elided)."""

@@ -1,0 +1,1 @@
+"""Prefect flows: one per stage, reading like a script over the tasks."""

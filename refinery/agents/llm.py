@@ -1,0 +1,397 @@
+"""The LLM client: the `LLMClient` protocol and its OpenAI-compatible implementation.
+
+This is the only module that talks HTTP (the `openai` SDK, imported lazily so commands that
+never call a model stay fast). A call sends chat messages and a pydantic reply model; the
+endpoint is asked for JSON constrained by the model's schema, and the reply is parsed as JSON
+and validated — model output is never executed. Every failure (timeout, refused connection,
+HTTP error, empty or malformed reply) comes back as an `LLMResult` with `error` set, never as an
+exception. Only transient transport failures (connection, timeout, 429, 5xx) are retried.
+
+Replies are cached in SQLite by a hash of everything that determines them (model, messages,
+schema, temperature, max_tokens), so re-runs are cheap and, at temperature 0, deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from refinery.config import state_dir
+
+DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
+ResponseFormat = Literal["json_schema", "json_object"]
+
+
+@dataclass(frozen=True, slots=True)
+class LLMResult:
+    """One `complete_json` call: the validated reply or why there is none.
+
+    Exactly one of `value` and `error` is set. `raw` is the reply text as received (empty when
+    the transport failed). Token counts come from the endpoint's `usage`; a cached result
+    reports the counts of the call that filled the cache, with `cached=True` and `attempts=0`.
+    """
+
+    value: BaseModel | None
+    error: str | None
+    raw: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+    elapsed: float
+    attempts: int
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class LLMClient(Protocol):
+    """What the agents need from a model: JSON replies validated into a pydantic model."""
+
+    name: str  # "llm:<model>", recorded as the source of every proposal
+
+    def complete_json(
+        self, messages: list[dict[str, str]], reply_model: type[BaseModel], *, purpose: str
+    ) -> LLMResult: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LLMSettings:
+    """Where a remote OpenAI-compatible endpoint is and which model to ask."""
+
+    base_url: str
+    api_key: str
+    model: str
+
+
+def llm_settings_from_env() -> LLMSettings | None:
+    """Read `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `REFINERY_LLM_MODEL`.
+
+    Returns None when `OPENAI_BASE_URL` is unset: the caller then serves the embedded model.
+    Local servers ignore the key, so a missing one becomes a placeholder rather than an error.
+    """
+    base_url = os.environ.get("OPENAI_BASE_URL", "").strip()
+    if not base_url:
+        return None
+    return LLMSettings(
+        base_url=base_url,
+        api_key=os.environ.get("OPENAI_API_KEY", "").strip() or "not-needed",
+        model=os.environ.get("REFINERY_LLM_MODEL", "").strip() or DEFAULT_REMOTE_MODEL,
+    )
+
+
+def default_cache_path() -> Path:
+    """The reply cache under the state folder."""
+    return state_dir() / "cache" / "llm.sqlite"
+
+
+def request_key(
+    model: str,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    temperature: float,
+    max_tokens: int,
+) -> str:
+    """Stable hash of one request: everything that determines the reply."""
+    payload = {
+        "model": model,
+        "messages": messages,
+        "schema": schema,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+    }
+    text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.S)
+
+
+def parse_reply(raw: str, reply_model: type[BaseModel]) -> tuple[BaseModel | None, str | None]:
+    """Parse `raw` as JSON and validate it into `reply_model`: (value, None) or (None, error).
+
+    >>> from pydantic import BaseModel
+    >>> class R(BaseModel):
+    ...     n: int
+    >>> parse_reply('{"n": 1}', R)
+    (R(n=1), None)
+    >>> parse_reply("", R)
+    (None, 'empty reply')
+    >>> parse_reply('{"n": "x"}', R)[1]
+    'schema: n: Input should be a valid integer, unable to parse string as an integer'
+    """
+    text = raw.strip()
+    # endpoints without schema support often fence their JSON; unwrapping is still only parsing
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    if not text:
+        return None, "empty reply"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON: {exc}"
+    try:
+        return reply_model.model_validate(data), None
+    except ValidationError as exc:
+        details = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+            for err in exc.errors()[:3]
+        )
+        more = f" (+{exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
+        return None, f"schema: {details}{more}"
+
+
+def probe(base_url: str, *, timeout: float = 1.0) -> bool:
+    """True when an OpenAI-compatible endpoint answers `GET {base_url}/models` with 200."""
+    try:
+        with urllib.request.urlopen(f"{base_url.rstrip('/')}/models", timeout=timeout) as resp:
+            return bool(resp.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+class ReplyCache:
+    """A SQLite table `replies(key TEXT PRIMARY KEY, reply TEXT)`; `path=None` disables it.
+
+    `reply` is JSON: the raw text, finish reason and token counts of a call whose transport
+    succeeded (whatever the text was). One connection is shared under a lock, so a client may
+    be used from several threads.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self.path is None:
+            return None
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=60, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("PRAGMA journal_mode=WAL")  # several processes may share the file
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT)")
+            self._conn = conn
+        return self._conn
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            conn = self._connect()
+            if conn is None:
+                return None
+            row = conn.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        data: dict[str, Any] = json.loads(row[0])
+        return data
+
+    def put(self, key: str, reply: dict[str, Any]) -> None:
+        with self._lock:
+            conn = self._connect()
+            if conn is not None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)",
+                    (key, json.dumps(reply, ensure_ascii=False)),
+                )
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+class _Transient(Exception):
+    """A transport failure worth retrying (internal to `OpenAICompatibleClient`)."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+class _Failed(Exception):
+    """A transport failure not worth retrying (internal to `OpenAICompatibleClient`)."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+class OpenAICompatibleClient:
+    """`LLMClient` over any OpenAI-compatible chat-completions endpoint.
+
+    Parameters
+    ----------
+    base_url, api_key, model:
+        The endpoint (e.g. ``http://127.0.0.1:8080/v1``), its key, and the model name.
+    timeout:
+        Seconds per HTTP attempt; an attempt that exceeds it fails with ``"timeout"``.
+    max_retries, backoff:
+        Retries after the first attempt, for transient transport errors only, sleeping
+        ``backoff * 2**k`` seconds before retry ``k``.
+    cache_path:
+        SQLite reply cache, or None for no cache.
+    temperature, max_tokens:
+        Sampling settings sent with every request (and part of the cache key).
+    response_format:
+        ``"json_schema"`` (the reply model's schema, enforced by the server where supported,
+        e.g. by llama.cpp's grammar) or ``"json_object"`` for endpoints that reject schemas.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        model: str,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        cache_path: Path | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 512,
+        response_format: ResponseFormat = "json_schema",
+    ) -> None:
+        self.base_url = base_url
+        self.model = model
+        self.name = f"llm:{model}"
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.response_format: ResponseFormat = response_format
+        self.cache = ReplyCache(cache_path)
+        self._api_key = api_key
+        self._sdk: Any = None
+
+    def _client(self) -> Any:
+        if self._sdk is None:
+            import openai  # lazily: importing the SDK costs more than most commands
+
+            # the SDK's own retries are off: ours retry only transport failures, and count them
+            self._sdk = openai.OpenAI(
+                base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
+            )
+        return self._sdk
+
+    def _format(self, reply_model: type[BaseModel], schema: dict[str, Any]) -> dict[str, Any]:
+        if self.response_format == "json_object":
+            return {"type": "json_object"}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": reply_model.__name__[:64], "schema": schema, "strict": True},
+        }
+
+    def _attempt(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any]
+    ) -> dict[str, Any]:
+        """One HTTP request; returns the cacheable reply or raises `_Transient` / `_Failed`."""
+        import openai
+
+        try:
+            resp = self._client().chat.completions.create(
+                model=self.model,
+                messages=messages,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                response_format=response_format,
+            )
+        except openai.APITimeoutError as exc:
+            raise _Transient("timeout") from exc
+        except openai.APIConnectionError as exc:
+            raise _Transient(f"transport: connection error: {exc}") from exc
+        except openai.APIStatusError as exc:
+            error = f"transport: HTTP {exc.status_code}: {str(exc.message)[:300]}"
+            if exc.status_code == 429 or exc.status_code >= 500:
+                raise _Transient(error) from exc
+            raise _Failed(error) from exc
+        except openai.APIResponseValidationError as exc:
+            raise _Failed(f"transport: unreadable response: {exc}") from exc
+        choices = getattr(resp, "choices", None) or []
+        message = choices[0].message if choices else None
+        usage = getattr(resp, "usage", None)
+        return {
+            "raw": (message.content if message is not None else None) or "",
+            "finish_reason": choices[0].finish_reason if choices else None,
+            "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
+            "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+        }
+
+    def complete_json(
+        self, messages: list[dict[str, str]], reply_model: type[BaseModel], *, purpose: str
+    ) -> LLMResult:
+        """Ask for a JSON reply matching `reply_model`; never raises on a bad reply or transport.
+
+        `purpose` names the call for callers' records (e.g. "critique"); it does not change the
+        request, so it is not part of the cache key.
+        """
+        start = time.perf_counter()
+        schema = reply_model.model_json_schema()
+        key = request_key(self.model, messages, schema, self.temperature, self.max_tokens)
+        reply = self.cache.get(key)
+        attempts = 0
+        if reply is None:
+            response_format = self._format(reply_model, schema)
+            error: str | None = None
+            while True:
+                attempts += 1
+                try:
+                    reply = self._attempt(messages, response_format)
+                    break
+                except _Transient as exc:
+                    error = exc.error
+                    if attempts > self.max_retries:
+                        break
+                    time.sleep(self.backoff * 2 ** (attempts - 1))
+                except _Failed as exc:
+                    error = exc.error
+                    break
+            if reply is None:
+                return LLMResult(
+                    value=None,
+                    error=error,
+                    raw="",
+                    prompt_tokens=0,
+                    completion_tokens=0,
+                    cached=False,
+                    elapsed=time.perf_counter() - start,
+                    attempts=attempts,
+                )
+            self.cache.put(key, reply)
+        value, error = parse_reply(reply["raw"], reply_model)
+        if error is not None and reply.get("finish_reason") == "length":
+            error += f" (reply cut at max_tokens={self.max_tokens})"
+        return LLMResult(
+            value=value,
+            error=error,
+            raw=reply["raw"],
+            prompt_tokens=reply["prompt_tokens"],
+            completion_tokens=reply["completion_tokens"],
+            cached=attempts == 0,
+            elapsed=time.perf_counter() - start,
+            attempts=attempts,
+        )
+
+    def close(self) -> None:
+        """Release the HTTP connection pool and the cache file."""
+        if self._sdk is not None:
+            self._sdk.close()
+            self._sdk = None
+        self.cache.close()

@@ -1,0 +1,425 @@
+"""The bounded critique → refine → re-check loop, its gate, and one outcome per item.
+
+For an item whose check found a conflict (unparseable FOL, a lint error, inconsistent premises or
+a label the provers do not reproduce), each round: the critique diagnoses, the refiner proposes
+candidate edits (rules first; the LLM only when no rule candidate passed), and every candidate is
+re-checked by the same `Checker` — parse, lint, both provers. A candidate is accepted only when
+the item becomes `verified`: it parses, lints clean, the premises are consistent, both provers
+agree, and the agreed label equals the gold label. Labels never change: an item whose
+well-formed FOL keeps proving another label goes to review with a suggested label.
+
+A rejected candidate that still makes progress (e.g. it parses now) becomes the base of the next
+round, so a formula with two errors can be repaired in two steps. Every round's diagnoses,
+candidates and verdicts are kept as the item's audit trail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from refinery.agents.critique import findings_for, rule_critique
+from refinery.agents.models import Diagnosis, Edit, ErrorClass, Findings
+from refinery.agents.repairs import apply_candidate, propose_repairs
+from refinery.check import Checker, ProverFactory, group_stories
+from refinery.datasets.records import Item
+from refinery.prove.cache import VerdictCache
+from refinery.prove.verdict import Budget
+
+STATUSES = ("verified", "repaired", "needs_review")
+
+#: How far a check category is from `verified`: a candidate that climbs is progress.
+_RANK = {
+    "parse_error": 0,
+    "lint_error": 1,
+    "inconsistent": 2,
+    "undecided": 2,
+    "prover_disagreement": 2,
+    "label_mismatch": 3,
+    "verified": 4,
+}
+#: needs_review reason for each category an item can end in.
+REASONS = {
+    "parse_error": "unparseable",
+    "lint_error": "lint_error",
+    "inconsistent": "inconsistent_premises",
+    "undecided": "prover_undecided",
+    "prover_disagreement": "prover_disagreement",
+    "label_mismatch": "label_mismatch",
+}
+#: Categories the loop does not try to repair: the FOL is not what is in doubt.
+_NOT_REPAIRABLE = {"undecided", "prover_disagreement"}
+
+
+@dataclass(frozen=True, slots=True)
+class LLMEndpoint:
+    """Where the LLM backend lives (picklable, so worker processes build their own client)."""
+
+    base_url: str
+    api_key: str
+    model: str
+    cache_path: Path | None = None
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class RefineConfig:
+    """Which agents run and how long the loop may go."""
+
+    agents: tuple[str, ...] = ("rules",)
+    max_rounds: int = 3
+    max_candidates: int = 12  # candidates re-checked per round
+    llm: LLMEndpoint | None = None
+
+    def __post_init__(self) -> None:
+        unknown = set(self.agents) - {"rules", "llm"}
+        if unknown or "rules" not in self.agents:
+            raise ValueError(f"agents must be 'rules' or 'rules,llm', got {','.join(self.agents)}")
+        if self.max_rounds < 1:
+            raise ValueError(f"max_rounds must be at least 1, got {self.max_rounds}")
+
+
+@dataclass
+class _State:
+    item: Item
+    row: dict[str, Any]
+    edits: list[Edit] = field(default_factory=list)  # edits applied to get here from the original
+
+
+def refine_item(
+    item: Item,
+    row: dict[str, Any],
+    *,
+    checker: Checker,
+    config: RefineConfig,
+    story_fol: Sequence[str] = (),
+    client: Any = None,
+) -> dict[str, Any]:
+    """Run the loop for one item; return its outcome (see `outcome_columns`)."""
+    started = time.perf_counter()
+    rounds: list[dict[str, Any]] = []
+    diagnoses_seen: list[Diagnosis] = []
+    best = _State(item, row)
+    accepted: _State | None = None
+    category = row["category"]
+    if category != "verified" and category not in _NOT_REPAIRABLE:
+        seen_fol: set[tuple[str, ...]] = set()
+        for number in range(1, config.max_rounds + 1):
+            findings = findings_for(best.item, best.row, story_fol=story_fol)
+            key = tuple(findings.fol.values())
+            if key in seen_fol:  # nothing changed since the last round: it would repeat itself
+                break
+            seen_fol.add(key)
+            record, accepted, progress = _round(number, findings, best, checker, config, client)
+            rounds.append(record)
+            diagnoses_seen += [Diagnosis.model_validate(d) for d in record["diagnoses"]]
+            if accepted is not None:
+                break
+            if progress is None:
+                break
+            best = progress
+    final = accepted or best
+    return _outcome(
+        item,
+        row,
+        final,
+        accepted is not None,
+        rounds,
+        diagnoses_seen,
+        time.perf_counter() - started,
+    )
+
+
+def _round(
+    number: int,
+    findings: Findings,
+    base: _State,
+    checker: Checker,
+    config: RefineConfig,
+    client: Any,
+) -> tuple[dict[str, Any], _State | None, _State | None]:
+    proposals = propose_repairs(findings)
+    drift = sorted({e.where for rule, cand in proposals if rule == "unify_names" for e in cand})
+    diagnoses = rule_critique(findings, drift_positions=drift)
+    record: dict[str, Any] = {"round": number, "diagnoses": [], "candidates": [], "llm_calls": []}
+    candidates: list[tuple[str, tuple[Edit, ...]]] = list(proposals)
+    accepted, progress = _try(candidates[: config.max_candidates], base, checker, record)
+    if accepted is None and "llm" in config.agents and client is not None:
+        from refinery.agents.llm_agents import llm_critique, llm_refine
+
+        llm_diagnoses, call = llm_critique(findings, client)
+        record["llm_calls"].append(dataclasses.asdict(call))
+        diagnoses += llm_diagnoses
+        edits, call = llm_refine(findings, diagnoses, client)
+        record["llm_calls"].append(dataclasses.asdict(call))
+        llm_candidates: list[tuple[str, tuple[Edit, ...]]] = []
+        if edits:
+            llm_candidates.append((client.name, tuple(edits)))
+            if len(edits) > 1:
+                llm_candidates += [(client.name, (e,)) for e in edits]
+        llm_accepted, llm_progress = _try(
+            llm_candidates[: config.max_candidates], base, checker, record
+        )
+        accepted = llm_accepted
+        progress = progress if _better(progress, llm_progress) else llm_progress
+    record["diagnoses"] = [d.model_dump(mode="json") for d in diagnoses]
+    return record, accepted, progress
+
+
+def _better(a: _State | None, b: _State | None) -> bool:
+    """Whether `a` is at least as far along as `b` (earlier candidates win ties)."""
+    if b is None:
+        return True
+    if a is None:
+        return False
+    return _RANK.get(a.row["category"], 0) >= _RANK.get(b.row["category"], 0)
+
+
+def _try(
+    candidates: Iterable[tuple[str, tuple[Edit, ...]]],
+    base: _State,
+    checker: Checker,
+    record: dict[str, Any],
+) -> tuple[_State | None, _State | None]:
+    """Re-check candidates in order; return (first accepted, best progress)."""
+    fol = _fol(base.item)
+    base_rank = _RANK.get(base.row["category"], 0)
+    progress: _State | None = None
+    for source, candidate in candidates:
+        entry: dict[str, Any] = {
+            "source": source,
+            "edits": [e.model_dump(mode="json") for e in candidate],
+        }
+        record["candidates"].append(entry)
+        try:
+            new_fol = apply_candidate(fol, candidate)
+        except ValueError as err:  # an edit whose `before` no longer matches: stale proposal
+            entry.update(accepted=False, why=f"not applicable: {err}")
+            continue
+        new_item = _with_fol(base.item, new_fol)
+        (row,) = checker.check_story([new_item])
+        entry.update(
+            category=row["category"],
+            label=row["label"],
+            labels={k: v for k, v in row.items() if k.startswith("label_")},
+            issues=row["issues"],
+        )
+        state = _State(new_item, row, [*base.edits, *candidate])
+        if row["category"] == "verified":
+            entry.update(
+                accepted=True,
+                why="parses, lints clean, consistent, provers agree on the gold label",
+            )
+            return state, progress
+        entry.update(accepted=False, why=f"re-check: {row['category']}")
+        rank = _RANK.get(row["category"], 0)
+        if rank > base_rank and (progress is None or rank > _RANK.get(progress.row["category"], 0)):
+            progress = state
+    return None, progress
+
+
+def _fol(item: Item) -> dict[str, str]:
+    fol = {f"premises[{i}]": text for i, text in enumerate(item.premises_fol)}
+    fol["conclusion"] = item.conclusion_fol or ""
+    return fol
+
+
+def _with_fol(item: Item, fol: dict[str, str]) -> Item:
+    premises = tuple(fol[f"premises[{i}]"] for i in range(len(item.premises_fol)))
+    return dataclasses.replace(item, premises_fol=premises, conclusion_fol=fol["conclusion"])
+
+
+def _outcome(
+    item: Item,
+    row: dict[str, Any],
+    final: _State,
+    accepted: bool,
+    rounds: list[dict[str, Any]],
+    diagnoses: list[Diagnosis],
+    seconds: float,
+) -> dict[str, Any]:
+    category = row["category"]
+    if category == "verified":
+        status, reason = "verified", ""
+    elif accepted:
+        status, reason = "repaired", ""
+    else:
+        status, reason = "needs_review", REASONS.get(final.row["category"], final.row["category"])
+    suggested = ""
+    label_diag = next((d for d in diagnoses if d.suggested_label is not None), None)
+    if status == "needs_review" and final.row["category"] == "label_mismatch":
+        suggested = final.row["label"]  # well-formed FOL keeps proving this label
+    elif (
+        status == "needs_review"
+        and label_diag is not None
+        and label_diag.suggested_label is not None
+    ):
+        suggested = label_diag.suggested_label.value
+    changed = bool(final.edits)
+    sources = list(dict.fromkeys(e.source for e in final.edits))
+    classes = sorted(
+        {d.error_class.value for d in diagnoses} | {e.error_class.value for e in final.edits}
+    )
+    critique = "; ".join(
+        f"{d.where}: {d.error_class.value} ({d.confidence:.2f}) {d.explanation}"
+        for d in diagnoses[:5]
+    )
+    return {
+        "id": item.id,
+        "dataset": item.dataset,
+        "split": item.split,
+        "story_id": item.story_id,
+        "example_id": item.example_id,
+        "status": status,
+        "reason": reason,
+        "check_category": category,
+        "final_category": final.row["category"],
+        "original_label": item.label.value if item.label else "",
+        "gold_label": item.label.value if item.label else "",
+        "label": item.label.value if item.label else "",  # never changed automatically
+        "suggested_label": suggested,
+        "prover_label": final.row["label"],
+        "prover_labels": {
+            k.removeprefix("label_"): v for k, v in final.row.items() if k.startswith("label_")
+        },
+        "premises": list(item.premises),
+        "conclusion": item.conclusion,
+        "original_premises_fol": list(item.premises_fol),
+        "original_conclusion_fol": item.conclusion_fol or "",
+        "refined_premises_fol": list(final.item.premises_fol)
+        if accepted or not changed
+        else list(item.premises_fol),
+        "refined_conclusion_fol": (final.item.conclusion_fol or "")
+        if accepted
+        else (item.conclusion_fol or ""),
+        "proposed_premises_fol": list(final.item.premises_fol)
+        if changed and not accepted
+        else None,
+        "proposed_conclusion_fol": (final.item.conclusion_fol or "")
+        if changed and not accepted
+        else None,
+        "edits": [e.model_dump(mode="json") for e in final.edits] if accepted else [],
+        "proposed_edits": [e.model_dump(mode="json") for e in final.edits]
+        if changed and not accepted
+        else [],
+        "repaired_by": "+".join(sources) if accepted else "",
+        "error_classes": classes,
+        "critique": critique,
+        "rounds": len(rounds),
+        "audit": {
+            "check": {k: row[k] for k in ("category", "label", "issues", "notation") if k in row},
+            "rounds": rounds,
+        },
+        "content_hash": item.content_hash,
+        "notation": row.get("notation", ""),
+        "seconds": round(seconds, 4),
+    }
+
+
+# -- parallel driver ------------------------------------------------------------------------------
+
+_WORKER: tuple[Checker, RefineConfig, Any] | None = None
+
+
+def _init_worker(
+    factory: ProverFactory,
+    names: Sequence[str],
+    budget: Budget,
+    cache_path: Path | None,
+    config: RefineConfig,
+) -> None:
+    global _WORKER
+    client = None
+    if "llm" in config.agents and config.llm is not None:
+        from refinery.agents.llm import OpenAICompatibleClient
+
+        client = OpenAICompatibleClient(
+            config.llm.base_url,
+            config.llm.api_key,
+            config.llm.model,
+            timeout=config.llm.timeout,
+            cache_path=config.llm.cache_path,
+        )
+    _WORKER = (Checker(factory(names), budget, VerdictCache(cache_path)), config, client)
+
+
+def _run_story(pairs: Sequence[tuple[Item, dict[str, Any]]]) -> list[dict[str, Any]]:
+    assert _WORKER is not None, "worker not initialised"
+    checker, config, client = _WORKER
+    story_fol = list(
+        dict.fromkeys(
+            t for item, _ in pairs for t in (*item.premises_fol, item.conclusion_fol or "")
+        )
+    )
+    return [
+        refine_item(item, row, checker=checker, config=config, story_fol=story_fol, client=client)
+        for item, row in pairs
+    ]
+
+
+def refine_items(
+    items: Sequence[Item],
+    rows: Sequence[dict[str, Any]],
+    *,
+    prover_factory: ProverFactory,
+    prover_names: Sequence[str],
+    budget: Budget,
+    config: RefineConfig,
+    workers: int = 1,
+    cache_path: Path | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Refine every item given its check row; outcomes come back in input order.
+
+    Stories are the unit of work (their formulas are the evidence for naming drift); provers
+    and the LLM client are built inside each worker, the verdict and LLM caches are shared files.
+    """
+    by_id = {r["id"]: r for r in rows}
+    stories = [[(it, by_id[it.id]) for it in story] for story in group_stories(items)]
+    VerdictCache(cache_path).prepare()
+    out: list[dict[str, Any]] = []
+    initargs = (prover_factory, tuple(prover_names), budget, cache_path, config)
+    if workers <= 1:
+        _init_worker(*initargs)
+        for story in stories:
+            out += _run_story(story)
+            if on_progress:
+                on_progress(len(story))
+    else:
+        with ProcessPoolExecutor(
+            workers, mp_context=get_context("fork"), initializer=_init_worker, initargs=initargs
+        ) as pool:
+            futures = {pool.submit(_run_story, s): len(s) for s in stories}
+            for fut in as_completed(futures):
+                out += fut.result()
+                if on_progress:
+                    on_progress(futures[fut])
+    order = {it.id: i for i, it in enumerate(items)}
+    out.sort(key=lambda o: order[o["id"]])
+    return out
+
+
+def outcome_counts(outcomes: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Items per status, every status present."""
+    counts = dict.fromkeys(STATUSES, 0)
+    for o in outcomes:
+        counts[o["status"]] += 1
+    return counts
+
+
+__all__ = [
+    "REASONS",
+    "STATUSES",
+    "ErrorClass",
+    "LLMEndpoint",
+    "RefineConfig",
+    "outcome_counts",
+    "refine_item",
+    "refine_items",
+]

@@ -1,0 +1,1437 @@
+"""Rule-based repairs: named, pure, deterministic proposers of candidate edits.
+
+This module owns the refiner's deterministic backend. Each `Rule` reads one item's `Findings` and
+returns `Candidate`s (edits applied together), most plausible first; it never decides anything —
+the gate in `refine.py` re-parses, re-lints and re-proves every candidate. Rules are built from
+small text- and AST-level helpers and keep the annotator's spelling: an edit changes only the
+characters it must (no canonical reprinting), so review diffs stay small. Every `after` parses.
+
+Rules, in the order `RULES` tries them (each proposes at most `MAX_CANDIDATES`):
+
+- `balance_parentheses`: insert or delete one parenthesis per unmatched one — at the end, where
+  the parser stopped, after a leading ¬, or splitting a name glued to its argument (`Dogx)`).
+- `fix_token_typos`: `v` for ∨, trailing free text, doubled operators, stray characters, a
+  quantifier without its variable, a lost ','.
+- `harmonize_arity`: make a predicate's minority arity match its majority one, by dropping or
+  adding a constant argument.
+- `close_free_variables`: bind a free variable where it is used or over the formula, or name
+  the one constant its argument slot takes elsewhere in the item.
+- `unify_names`: rewrite the minority spelling of a name spelled two ways (case, plural, one
+  typo) to the majority spelling, in every formula of the item.
+
+Syntax repairs for several broken formulas are also proposed together (`_joint`): the gate
+accepts an item only when all its formulas parse.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal, assert_never
+
+from refinery.agents.models import Edit, ErrorClass, Findings, Where
+from refinery.logic.analysis import subformulas
+from refinery.logic.errors import SyntaxProblem
+from refinery.logic.lint import lint
+from refinery.logic.parse import try_parse
+from refinery.logic.syntax import (
+    And,
+    Const,
+    Eq,
+    Exists,
+    Forall,
+    Formula,
+    Func,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Pred,
+    Term,
+    Var,
+    Xor,
+)
+
+#: Edits applied together; a rule's proposal.
+Candidate = tuple[Edit, ...]
+
+#: The most candidates one rule proposes: the gate re-proves each, and every extra candidate is a
+#: chance to accept a repair that fits the label but not the intended formula.
+MAX_CANDIDATES = 6
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A named repair rule for one error class."""
+
+    name: str
+    error_class: ErrorClass
+    propose: Callable[[Findings], list[Candidate]]
+
+
+# -- shared helpers ---------------------------------------------------------------------------
+
+
+def parses(text: str) -> Formula | None:
+    """The formula `text` denotes, or None when it does not parse.
+
+    >>> parses("P(a) ∧ Q(b)") is not None, parses("P(a) ∧")
+    (True, None)
+    """
+    result = try_parse(text)
+    return None if isinstance(result, SyntaxProblem) else result.formula
+
+
+def free_variables(f: Formula) -> int:
+    """How many free-variable lint errors `f` has on its own.
+
+    >>> from refinery.logic.parse import parse
+    >>> free_variables(parse("(∀x P(x)) → Q(x)")), free_variables(parse("∀x (P(x) → Q(x))"))
+    (1, 0)
+    """
+    return sum(1 for i in lint([("f", f)]) if i.kind == "free_variable")
+
+
+def shape(f: Formula) -> Formula:
+    """`f` with nested ∧/∨ chains flattened: grouping that cannot change the meaning is ignored.
+
+    >>> from refinery.logic.parse import parse
+    >>> shape(parse("(A ∧ B) ∧ C")) == shape(parse("A ∧ (B ∧ C)"))
+    True
+    """
+    match f:
+        case Pred() | Eq():
+            return f
+        case Not(body):
+            return Not(shape(body))
+        case And(args):
+            return And(tuple(_spliced(And, args)))
+        case Or(args):
+            return Or(tuple(_spliced(Or, args)))
+        case Xor(left, right):
+            return Xor(shape(left), shape(right))
+        case Implies(left, right):
+            return Implies(shape(left), shape(right))
+        case Iff(left, right):
+            return Iff(shape(left), shape(right))
+        case Forall(var, body):
+            return Forall(var, shape(body))
+        case Exists(var, body):
+            return Exists(var, shape(body))
+        case _:
+            assert_never(f)
+
+
+def _spliced(cls: type[And] | type[Or], args: Iterable[Formula]) -> Iterator[Formula]:
+    for a in args:
+        flat = shape(a)
+        if isinstance(flat, cls):
+            yield from flat.args
+        else:
+            yield flat
+
+
+TextEdit = tuple[int, int, str]  # (start, end, replacement) on the original text
+
+_BINARY = "∧∨⊕→↔"
+
+
+def splice(text: str, edits: Iterable[TextEdit]) -> str:
+    """Apply non-overlapping `(start, end, replacement)` edits to `text`.
+
+    >>> splice("P(a ∧ Q(b)", [(3, 3, ")"), (0, 0, "¬")])
+    '¬P(a) ∧ Q(b)'
+    """
+    out = text
+    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        out = out[:start] + new + out[end:]
+    return out
+
+
+def _edit(where: Where, before: str, after: str, rule: str, why: str) -> Edit:
+    return Edit(
+        where=where,
+        before=before,
+        after=after,
+        error_class=_CLASS_OF[rule],
+        source=rule,
+        rationale=why,
+    )
+
+
+def _parsed_fields(findings: Findings) -> dict[Where, Formula]:
+    out: dict[Where, Formula] = {}
+    for where, text in findings.fol.items():
+        f = parses(text)
+        if f is not None:
+            out[where] = f
+    return out
+
+
+def _broken_fields(findings: Findings) -> dict[Where, SyntaxProblem]:
+    out: dict[Where, SyntaxProblem] = {}
+    for where, text in findings.fol.items():
+        result = try_parse(text, field=where)
+        if isinstance(result, SyntaxProblem):
+            out[where] = result
+    return out
+
+
+def _error_index(problem: SyntaxProblem) -> int:
+    """0-based character index of the problem in its (single-line) source."""
+    lines = problem.source.split("\n")
+    before = sum(len(line) + 1 for line in lines[: problem.line - 1])
+    return min(before + problem.column - 1, len(problem.source))
+
+
+Fix = tuple[str, str]  # (new text, rationale) for one field
+
+#: `Edit.after` is bounded; a longer text is not a plausible repair of a FOLIO formula.
+_MAX_AFTER = 4000
+
+
+def _edits(where: Where, before: str, fixes: Iterable[Fix], rule: str) -> list[Edit]:
+    """Edits at `where` for each distinct fix (`after` not too long for an `Edit`)."""
+    unique = dict.fromkeys(f for f in fixes if len(f[0]) <= _MAX_AFTER and f[0] != before)
+    return [_edit(where, before, after, rule, why) for after, why in unique]
+
+
+def _joint(per_field: dict[Where, list[Edit]]) -> list[Candidate]:
+    """Candidates from per-formula alternatives, at most `MAX_CANDIDATES`.
+
+    With one formula to repair, its alternatives in order. With several, combinations come
+    first — the gate accepts an item only when all of its formulas are sound — ordered by the
+    sum of their per-formula ranks; single edits follow.
+
+    >>> a = [_edit("conclusion", "P(a", t, "balance_parentheses", "") for t in ("P(a)", "(P(a))")]
+    >>> b = [_edit("premises[0]", "Q(b", "Q(b)", "balance_parentheses", "")]
+    >>> [[e.after for e in c] for c in _joint({"conclusion": a, "premises[0]": b})]
+    [['P(a)', 'Q(b)'], ['(P(a))', 'Q(b)'], ['P(a)'], ['(P(a))'], ['Q(b)']]
+    """
+    wheres = [w for w in per_field if per_field[w]]
+    out: list[Candidate] = []
+    if len(wheres) > 1:
+        combos = itertools.product(*(range(len(per_field[w])) for w in wheres))
+        for ranks in sorted(combos, key=lambda ranks: (sum(ranks), ranks))[:MAX_CANDIDATES]:
+            out.append(tuple(per_field[w][r] for w, r in zip(wheres, ranks, strict=True)))
+    out += [(e,) for w in wheres for e in per_field[w]]
+    return out[:MAX_CANDIDATES]
+
+
+# -- names and arguments, located in the text -------------------------------------------------
+
+NameKind = Literal["predicate", "function", "constant"]
+
+
+@dataclass(frozen=True, slots=True)
+class NameUse:
+    """One occurrence of a predicate, function or constant name, with where it is in the text."""
+
+    kind: NameKind
+    name: str
+    arity: int
+    start: int
+    end: int
+
+
+def name_uses(text: str) -> list[NameUse]:
+    """Every predicate, function and constant occurrence in `text`, in text order.
+
+    Variables are not names: renaming never touches them.
+
+    >>> [(u.kind, u.name, u.arity, u.start) for u in name_uses("∀x (R(x, a) → P)")]
+    [('predicate', 'R', 2, 4), ('constant', 'a', 0, 9), ('predicate', 'P', 0, 14)]
+    """
+    f = parses(text)
+    if f is None:
+        return []
+    out: list[NameUse] = []
+
+    def term(t: Term) -> None:
+        match t:
+            case Var():
+                return
+            case Const(name, span) if span is not None:
+                out.append(NameUse("constant", name, 0, span.start, span.end))
+            case Func(name, args, span):
+                if span is not None:
+                    out.append(
+                        NameUse("function", name, len(args), span.start, span.start + len(name))
+                    )
+                for a in args:
+                    term(a)
+
+    for node in subformulas(f):
+        if isinstance(node, Pred) and node.span is not None:
+            start = node.span.start
+            out.append(
+                NameUse("predicate", node.name, len(node.args), start, start + len(node.name))
+            )
+            for a in node.args:
+                term(a)
+        elif isinstance(node, Eq):
+            term(node.left)
+            term(node.right)
+    # spans come from the parser; keep only those that really point at the name
+    return sorted(
+        (u for u in out if text[u.start : u.end] == u.name), key=lambda u: (u.start, u.end)
+    )
+
+
+def _item_texts(findings: Findings) -> list[str]:
+    """The distinct formula texts of the item and its story (each counted once)."""
+    return list(dict.fromkeys([*findings.fol.values(), *findings.story_fol]))
+
+
+# -- 1. balance_parentheses -------------------------------------------------------------------
+
+
+def unmatched_parens(text: str) -> tuple[list[int], list[int]]:
+    """Indices of the ')' that close nothing and of the '(' never closed (greedy matching).
+
+    Parentheses inside quoted strings do not count.
+
+    >>> unmatched_parens("P(a)) ∧ (Q(b)")
+    ([4], [8])
+    >>> unmatched_parens('P("(")')
+    ([], [])
+    """
+    stack: list[int] = []
+    extra: list[int] = []
+    for i, ch in _paren_chars(text):
+        if ch == "(":
+            stack.append(i)
+        elif stack:
+            stack.pop()
+        else:
+            extra.append(i)
+    return extra, stack
+
+
+def _paren_chars(text: str) -> Iterator[tuple[int, str]]:
+    quoted = False
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "()":
+            yield i, ch
+
+
+def paren_pairs(text: str) -> dict[int, int]:
+    """Matching pairs `{open index: close index}` (greedy; unmatched ones are left out).
+
+    >>> paren_pairs("¬(P(a))")
+    {3: 5, 1: 6}
+    """
+    stack: list[int] = []
+    pairs: dict[int, int] = {}
+    for i, ch in _paren_chars(text):
+        if ch == "(":
+            stack.append(i)
+        elif stack:
+            pairs[stack.pop()] = i
+    return pairs
+
+
+def _is_name_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_+"
+
+
+def close_points(text: str) -> list[int]:
+    """Where a ')' may go: right after a name, a string or a ')', before anything but '('.
+
+    >>> close_points("∀x (P(x) ∨ Q")
+    [2, 7, 8, 12]
+    """
+    out = []
+    for i in range(1, len(text) + 1):
+        prev, nxt = text[i - 1], text[i] if i < len(text) else " "
+        if (_is_name_char(prev) or prev in ')"') and not (_is_name_char(nxt) or nxt == "("):
+            out.append(i)
+    return out
+
+
+def open_points(text: str) -> list[int]:
+    """Where a '(' may go: right before a formula can start (a name, '(', ¬ or a quantifier).
+
+    >>> open_points("¬P(x) ∨ Q)")
+    [0, 1, 3, 8]
+    """
+    out = []
+    for i, ch in enumerate(text):
+        prev = text[i - 1] if i else " "
+        starts_name = _is_name_char(ch) and not (_is_name_char(prev) or prev in "-.'’")
+        if starts_name or ch in "¬~!∀∃" or (ch == "(" and _grouping(text, i)):
+            out.append(i)
+    return out
+
+
+def _grouping(text: str, i: int) -> bool:
+    """Whether the '(' at `i` groups a formula (not an atom's argument list).
+
+    >>> _grouping("∀x (P(x))", 3), _grouping("∀x (P(x))", 5), _grouping("¬(P ∨ Q)", 1)
+    (True, False, True)
+    """
+    before = text[:i].rstrip()
+    if not before or not (_is_name_char(before[-1]) or before[-1] in "'’"):
+        return True
+    return re.search(r"(?:[∀∃]\s*|\b(?:forall|exists)\s+)[\w']+$", before) is not None
+
+
+def _end(text: str) -> int:
+    """Index just past the formula's last character (trailing blanks and a final '.' aside)."""
+    end = len(text.rstrip())
+    if end and text[end - 1] == "." and text[: end - 1].rstrip().endswith(")"):
+        end = len(text[: end - 1].rstrip())
+    return end
+
+
+Option = tuple[float, TextEdit]
+
+#: Weight of the distance to the error: a tie-breaker, weaker than the kind of edit.
+_NEAR = 0.25
+
+
+def _close_options(text: str, p: int, err: int) -> list[Option]:
+    """Ways to balance the never-closed '(' at `p`, with a cost (lower = more plausible)."""
+    n = max(len(text), 1)
+    end = _end(text)
+    points = [q for q in close_points(text) if p < q <= end]
+    at_error = max((q for q in points if q <= err), default=-1)
+    out: list[Option] = []
+    for q in points:
+        if q == end:
+            cost = 0.0  # a formula's closers pile up at its end, where one is easily lost
+        elif q == at_error:
+            cost = 0.5  # the parser stopped right after this: a ')' lets it go on
+        elif text[q - 1] == ")":
+            cost = 1.0 + _NEAR * abs(err - q) / n  # inside a run of closers
+        else:
+            cost = 2.0 + _NEAR * abs(err - q) / n
+        out.append((cost, (q, q, ")")))
+    for q, ch in _paren_chars(text):
+        # deleting an argument list's '(' would glue the predicate to its argument (`Dogx`)
+        if ch == "(" and q >= p and (_grouping(text, q) or not _is_name_char(text[q + 1 : q + 2])):
+            doubled = text[q + 1 : q + 2] == "(" or text[q - 1 : q] == "("
+            cost = (0.75 if doubled else 1.0) + _NEAR * abs(err - q) / n
+            out.append((cost, (q, q + 1, "")))
+    return out
+
+
+def _open_options(text: str, p: int, err: int, vocabulary: frozenset[str]) -> list[Option]:
+    """Ways to balance the ')' at `p` that closes nothing, with a cost."""
+    n = max(len(text), 1)
+    start = len(text) - len(text.lstrip())
+    out: list[Option] = []
+    for q, ch in _paren_chars(text):
+        if ch == ")" and q <= p:
+            # the offending ')' first; any other ')' of its run gives the same text
+            same_run = text[q:p].strip(") ") == ""
+            in_run = text[q - 1 : q] == ")" or text[q + 1 : q + 2] == ")"
+            cost = 0.0 if same_run else (0.3 if in_run else 1.0) + _NEAR * abs(p - q) / n
+            out.append((cost, (q, q + 1, "")))
+    # where a lost '(' stood says the grouping, not the distance to the error (always at `p`)
+    out += [(_open_cost(text, q, p, start), (q, q, "(")) for q in open_points(text) if q < p]
+    out += _split_options(text, p, vocabulary)
+    return out
+
+
+def _open_cost(text: str, q: int, p: int, start: int) -> float:
+    """How plausible a lost '(' at `q` is, given that it would close at `p`."""
+    group = text[q:p]
+    extra, unclosed = unmatched_parens(group)
+    if extra or unclosed:
+        return 3.0  # the new '(' would pair with another ')': a larger rearrangement
+    before = text[start:q].rstrip()
+    if before.endswith(("¬", "~", "!")):
+        # `¬(A ∧ B)` is FOLIO's idiom; a group that itself holds a ¬ (`¬A ∧ ¬B)`) is more
+        # likely a stray ')' after a conjunction of negations
+        return -0.1 if not any(c in group for c in "¬~!") else 0.9
+    if q == start:
+        return 0.75
+    if before.endswith(tuple(_BINARY)) or before.endswith(("&", "|", "->", "<->")):
+        return 1.0
+    return 2.0
+
+
+_NAME = re.compile(r"[\w+]+(?:[-.'’]\w+)*")
+
+
+def _split_options(text: str, p: int, vocabulary: frozenset[str]) -> list[Option]:
+    """A lost argument-list '(' glues a predicate to its first argument: `Dogx)` for `Dog(x)`.
+
+    Split a name that runs into ',' or ')' where its tail is a known term (a quantified
+    variable or a known constant) and its head a known predicate or at least capitalised.
+    """
+    bound = set(re.findall(r"[∀∃]\s*([\w']+)", text))
+    args = set(re.findall(r"[(,]\s*([\w'’.+-]+)\s*(?=[,)])", text))
+    predicates = set(re.findall(r"([\w'’.+-]+)\s*\(", text))
+    out: list[Option] = []
+    for m in _NAME.finditer(text[:p]):
+        before = text[: m.start()].rstrip()
+        in_arguments = before.endswith(",") or (
+            before.endswith("(") and not _grouping(text, len(before) - 1)
+        )
+        if in_arguments or not re.match(r"\s*[,)]", text[m.end() :]):
+            continue
+        name = m.group()
+        for k in range(1, len(name)):
+            head, tail = name[:k], name[k:]
+            if not (tail in bound or tail in vocabulary or (tail in args and tail != name)):
+                continue
+            # a name that runs into ')' outside an argument list is strong evidence already
+            if head in predicates or head in vocabulary:
+                cost = -0.25
+            elif head[:1].isupper() and not tail[:1].isupper():
+                cost = 0.0
+            else:
+                continue
+            out.append((cost, (m.start() + k, m.start() + k, "(")))
+    return out
+
+
+def redundant_pairs(text: str) -> int:
+    """Grouping parentheses that change nothing: around one atom, around a pair, or everything.
+
+    Used to prefer, among repairs, the text an annotator would have written.
+
+    >>> redundant_pairs("¬(P(a)) ∧ ((Q(b)))"), redundant_pairs("¬(x=y) ∧ (P(a) ∨ Q(b))")
+    (3, 0)
+    """
+    pairs = paren_pairs(text)
+    start, end = _stripped(text, 0, len(text))
+    count = 0
+    for i, j in pairs.items():
+        if not _grouping(text, i):
+            continue
+        lo, hi = _stripped(text, i + 1, j)  # the group's content without its blanks
+        wraps_pair = pairs.get(lo) == hi - 1
+        inner = text[lo:hi]
+        atom = re.fullmatch(r"[\w'’.+-]+(\s*\(.*\))?", inner) is not None and _one_group(inner)
+        everything = (i, j + 1) == (start, end)
+        count += wraps_pair or atom or everything
+    return count
+
+
+def _stripped(text: str, lo: int, hi: int) -> tuple[int, int]:
+    """`text[lo:hi]` without leading and trailing blanks, as indices."""
+    while lo < hi and text[lo].isspace():
+        lo += 1
+    while hi > lo and text[hi - 1].isspace():
+        hi -= 1
+    return lo, hi
+
+
+def propositions(f: Formula) -> int:
+    """How many propositional (0-ary) atoms `f` has; FOLIO rarely uses them.
+
+    >>> from refinery.logic.parse import parse
+    >>> propositions(parse("Rain ∧ Wet(road)"))
+    1
+    """
+    return sum(1 for n in subformulas(f) if isinstance(n, Pred) and not n.args)
+
+
+def _one_group(inner: str) -> bool:
+    """Whether an atom-shaped text `Name(...)` really is one atom (its '(' closes at the end)."""
+    k = inner.find("(")
+    return k < 0 or paren_pairs(inner).get(k) == len(inner) - 1
+
+
+def paren_repairs(
+    text: str, error_index: int | None = None, vocabulary: Iterable[str] = ()
+) -> list[Fix]:
+    """Texts that parse after one insertion or deletion per unmatched parenthesis.
+
+    Each unmatched parenthesis gets its own options — insert its missing partner, delete it,
+    or (for a ')' whose argument list lost its '(') split a glued name using `vocabulary`, the
+    names known from the item's other formulas. Results that parse are grouped by
+    meaning-preserving shape (each keeping its most natural text), kept only if they leave the
+    fewest free variables, and ordered by plausibility: the end of the formula and the error
+    position first, then runs of ')', then farther away; needless parentheses cost extra.
+
+    >>> [t for t, _ in paren_repairs("∀x (Dog(x) → Animal(x)")]
+    ['∀x (Dog(x) → Animal(x))']
+    >>> [t for t, _ in paren_repairs("P(a) ∨ Q(b)) ∧ R(c)")]
+    ['P(a) ∨ Q(b) ∧ R(c)', '(P(a) ∨ Q(b)) ∧ R(c)']
+    >>> [t for t, _ in paren_repairs("P(a ∧ Q(b)")]
+    ['P(a) ∧ Q(b)']
+    >>> [t for t, _ in paren_repairs("∀x (Dogx) → Animal(x))")]
+    ['∀x (Dog(x) → Animal(x))', '∀x (Dogx) → Animal(x)']
+    """
+    if error_index is None:
+        problem = try_parse(text)
+        error_index = _error_index(problem) if isinstance(problem, SyntaxProblem) else 0
+    vocab = frozenset(vocabulary)
+    extra, unclosed = unmatched_parens(text)
+    per_paren = [_open_options(text, p, error_index, vocab) for p in extra]
+    per_paren += [_close_options(text, p, error_index) for p in unclosed]
+    if not per_paren or len(per_paren) > 3:
+        return []
+    width = {1: 10_000, 2: 16, 3: 8}[len(per_paren)]  # keeps the search to a few hundred parses
+    combos: list[tuple[float, tuple[TextEdit, ...]]] = []
+    for choice in itertools.product(*(sorted(opts)[:width] for opts in per_paren)):
+        edits = tuple(e for _, e in choice)
+        spots = [e[0] for e in edits]
+        if len(set(spots)) == len(spots):
+            combos.append((sum(c for c, _ in choice), edits))
+    combos.sort(key=lambda c: (c[0], sorted(e[0] for e in c[1])))
+    groups: dict[Formula, tuple[float, str, tuple[TextEdit, ...], int]] = {}
+    seen: set[str] = set()
+    for cost, edits in combos:
+        after = splice(text, edits)
+        if after in seen:
+            continue
+        seen.add(after)
+        f = parses(after)
+        if f is None:
+            continue
+        # needless parentheses and glued names (`Dogx`, a propositional atom) are unlikely
+        score = cost + 0.5 * redundant_pairs(after) + 0.5 * propositions(f)
+        key = shape(f)
+        if key not in groups or (score, after) < groups[key][:2]:
+            groups[key] = (score, after, edits, free_variables(f))
+        if len(seen) >= 400 or len(groups) >= 4 * MAX_CANDIDATES:
+            break
+    if not groups:
+        return []
+    fewest = min(g[3] for g in groups.values())
+    ranked = sorted((g for g in groups.values() if g[3] == fewest), key=lambda g: (g[0], g[1]))
+    return [(after, _describe_parens(edits)) for _, after, edits, _ in ranked[:MAX_CANDIDATES]]
+
+
+def _describe_parens(edits: Sequence[TextEdit]) -> str:
+    parts = []
+    for start, _, new in sorted(edits):
+        if new:
+            parts.append(f"insert {new!r} at column {start + 1}")
+        else:
+            parts.append(f"delete the parenthesis at column {start + 1}")
+    return "; ".join(parts)
+
+
+_PAREN_KINDS = {"unbalanced_parentheses", "unexpected_end"}
+
+
+def _is_paren_problem(problem: SyntaxProblem) -> bool:
+    return problem.kind in _PAREN_KINDS or (
+        problem.kind == "unexpected_token" and problem.token in {"(", ")"}
+    )
+
+
+def _vocabulary(findings: Findings) -> frozenset[str]:
+    """Predicate and constant names used by the item's and story's formulas that parse."""
+    return frozenset(u.name for t in _item_texts(findings) for u in name_uses(t))
+
+
+def _paren_edits(findings: Findings) -> dict[Where, list[Edit]]:
+    out: dict[Where, list[Edit]] = {}
+    vocabulary: frozenset[str] | None = None
+    for where, problem in _broken_fields(findings).items():
+        if _is_paren_problem(problem):
+            vocabulary = _vocabulary(findings) if vocabulary is None else vocabulary
+            fixes = paren_repairs(problem.source, _error_index(problem), vocabulary)
+            before = findings.fol[where]
+            out[where] = _edits(where, before, fixes, "balance_parentheses")
+    return out
+
+
+def balance_parentheses(findings: Findings) -> list[Candidate]:
+    """Insert the missing or delete the extra parenthesis where the parser stopped.
+
+    >>> f = Findings("i", "s", {"premises[0]": "∀x (P(x) → Q(x)", "conclusion": "Q(a)"}, {}, None)
+    >>> [[e.after for e in c] for c in balance_parentheses(f)]
+    [['∀x (P(x) → Q(x))']]
+    """
+    return _joint(_paren_edits(findings))
+
+
+# -- 2. fix_token_typos -----------------------------------------------------------------------
+
+# A lone `v` between two formulas is an ASCII ∨ (it cannot be a term there: terms sit in '(…)').
+_LONE_V = re.compile(r"(?<=[\s)])v(?=[\s(])")
+_DOUBLED = re.compile(rf"([{_BINARY}])(\s*\1)+")
+_VARIABLE = re.compile(r"[u-z][0-9]?")
+_QUANT_NO_VAR = re.compile(r"([∀∃])\s*\(")
+_STRAY = set(",;:`'\"´.?|\\")
+
+
+def typo_repairs(text: str) -> list[Fix]:
+    """Single-token fixes that make `text` parse, most specific first.
+
+    >>> typo_repairs("P(a) v (Q(a))")[0][0]
+    'P(a) ∨ (Q(a))'
+    >>> typo_repairs("∀x (Athlete(x) → ¬Lazy(x)) Never: does not exist")[0][0]
+    '∀x (Athlete(x) → ¬Lazy(x))'
+    >>> typo_repairs("P(a) ∧ ∧ Q(a)")[0][0]
+    'P(a) ∧ Q(a)'
+    >>> typo_repairs("∃x (Song(x) ∧ By(x, boneym,))")[0][0]
+    '∃x (Song(x) ∧ By(x, boneym))'
+    >>> typo_repairs("∃(CarBody(x) ∧ Made(x, colli))")[0][0]
+    '∃x (CarBody(x) ∧ Made(x, colli))'
+    """
+    problem = try_parse(text)
+    if not isinstance(problem, SyntaxProblem):
+        return []
+    err = _error_index(problem)
+    raw: list[Fix] = []
+    spots = [m.start() for m in _LONE_V.finditer(text)]
+    if spots:  # all of them first; one at a time in case one `v` is something else
+        raw.append((splice(text, [(s, s + 1, "∨") for s in spots]), "'v' used as '∨'"))
+        if len(spots) > 1:
+            raw += [(splice(text, [(s, s + 1, "∨")]), "'v' used as '∨'") for s in spots]
+    for m in _DOUBLED.finditer(text):
+        raw.append((splice(text, [(m.start(), m.end(), m.group(1))]), f"doubled {m.group(1)!r}"))
+    raw += _tail_drop(text, problem, err)
+    raw += _stray_char(text, problem, err)
+    raw += _quantifier_variable(text)
+    raw += _missing_comma(text, problem, err)
+    out: list[Fix] = []
+    seen: set[str] = set()
+    for after, why in raw:
+        if after in seen or after == text:
+            continue
+        seen.add(after)
+        if parses(after) is not None:
+            out.append((after, why))
+            continue
+        # the typo may hide a parenthesis error too: fix both in one edit
+        for fixed, paren_why in paren_repairs(after)[:1]:
+            if fixed not in seen:
+                seen.add(fixed)
+                out.append((fixed, f"{why}; {paren_why}"))
+    return out[:MAX_CANDIDATES]
+
+
+def _tail_drop(text: str, problem: SyntaxProblem, err: int) -> list[Fix]:
+    """Drop free text after a complete formula (no parentheses or operators in the tail)."""
+    tail = text[err:]
+    if problem.kind != "unexpected_token" or not text[:err].strip():
+        return []
+    if any(ch in tail for ch in "()" + _BINARY + "¬∀∃"):
+        return []
+    return [(text[:err].rstrip(), f"drop the trailing free text {tail.strip()!r}")]
+
+
+def _stray_char(text: str, problem: SyntaxProblem, err: int) -> list[Fix]:
+    """Delete the character the lexer rejects, or stray punctuation at or just before the error."""
+    if problem.kind == "unknown_symbol":
+        spots = [err]
+    else:
+        before = len(text[:err].rstrip()) - 1  # the last character before the error token
+        spots = [q for q in (err, before) if 0 <= q < len(text) and text[q] in _STRAY]
+    return [(text[:q] + text[q + 1 :], f"delete the stray {text[q]!r}") for q in spots]
+
+
+def _quantifier_variable(text: str) -> list[Fix]:
+    """Give a quantifier that lacks its variable a variable-like name used in its body.
+
+    Names no other quantifier binds come first: those are the ones left free.
+    """
+    out: list[Fix] = []
+    bound = set(re.findall(r"[∀∃]\s*(\w+)", text))
+    for m in _QUANT_NO_VAR.finditer(text):
+        used = set(re.findall(r"(?<![\w'’])[u-z][0-9]?(?![\w'’(])", text[m.end() :]))
+        for name in sorted(used, key=lambda n: (n in bound, n)):
+            fixed = splice(text, [(m.start(), m.end(), f"{m.group(1)}{name} (")])
+            out.append((fixed, f"bind {name}"))
+    return out
+
+
+def _missing_comma(text: str, problem: SyntaxProblem, err: int) -> list[Fix]:
+    """Two names side by side in an argument list: a comma was lost or mistyped."""
+    if problem.kind != "unexpected_token" or "','" not in problem.expected:
+        return []
+    m = re.search(r"([\w'’.-]+)\s+$", text[:err])
+    if m is None:
+        return []
+    name = m.group(1)
+    out: list[Fix] = []
+    bound = set(re.findall(r"[∀∃]\s*([\w]+)", text))
+    if len(name) > 1 and name[:-1] in bound:  # `xm bolt`: the last letter was meant as ','
+        out.append((splice(text, [(m.start(1) + len(name) - 1, m.end(1), ",")]), "typo for ','"))
+    out.append((splice(text, [(m.end(1), m.end(1), ",")]), "insert the missing ','"))
+    return out
+
+
+def fix_token_typos(findings: Findings) -> list[Candidate]:
+    """Fix operator and token typos in formulas that do not parse.
+
+    >>> f = Findings("i", "s", {"premises[0]": "P(a) v Q(a)", "conclusion": "Q(a)"}, {}, None)
+    >>> [[e.after for e in c] for c in fix_token_typos(f)]
+    [['P(a) ∨ Q(a)']]
+    """
+    return _joint(_typo_edits(findings))
+
+
+def _typo_edits(findings: Findings) -> dict[Where, list[Edit]]:
+    out: dict[Where, list[Edit]] = {}
+    for where, problem in _broken_fields(findings).items():
+        before = findings.fol[where]
+        fixes = typo_repairs(problem.source)
+        out[where] = _edits(where, before, fixes, "fix_token_typos")
+    return out
+
+
+# -- 3. unify_names ---------------------------------------------------------------------------
+
+
+def single_edit(a: str, b: str) -> tuple[int, str, str] | None:
+    """The one edit that turns `a` into `b`, as (position, removed, inserted), if there is one.
+
+    >>> single_edit("Studen", "Student"), single_edit("towerA", "towerB"), single_edit("ab", "ba")
+    ((6, '', 't'), (5, 'A', 'B'), None)
+    """
+    if a == b:
+        return None
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < min(len(a), len(b)) - i and a[-1 - j] == b[-1 - j]:
+        j += 1
+    removed, inserted = a[i : len(a) - j], b[i : len(b) - j]
+    return (i, removed, inserted) if len(removed) <= 1 and len(inserted) <= 1 else None
+
+
+def _plural(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 3 and (
+        long in {short + "s", short + "es"} or (short.endswith("y") and long == short[:-1] + "ies")
+    )
+
+
+def spelled_alike(a: str, b: str, kind: NameKind) -> bool:
+    """Whether `a` and `b` look like two spellings of one name.
+
+    Case-only differences, plurals (`Dance`/`Dances`), and one edit between names of at least
+    five characters (`Studen`/`Student`) — but not a digit (`year2010`/`year2012`), not the
+    last character replaced (`towerA`/`towerB`: an index) and not the first character
+    (`Phone`/`IPhone`, `J1Visa`/`F1Visa`: another word); for constants also one letter in
+    front of a number (`y1984`/`1984`).
+
+    >>> spelled_alike("roderickstrong", "roderickStrong", "constant")
+    True
+    >>> spelled_alike("Studen", "Student", "predicate"), spelled_alike("Student", "StudentAt", "predicate")
+    (True, False)
+    >>> spelled_alike("year2010", "year2012", "constant"), spelled_alike("y1984", "1984", "constant")
+    (False, True)
+    >>> spelled_alike("towerA", "towerB", "constant"), spelled_alike("Phone", "IPhone", "predicate")
+    (False, False)
+    """
+    if a == b:
+        return False
+    if a.lower() == b.lower() or _plural(a, b) or _plural(a.lower(), b.lower()):
+        return True
+    edit = single_edit(a, b)
+    if edit is None:
+        return False
+    at, removed, inserted = edit
+    if kind == "constant":
+        short, long = sorted((a, b), key=len)
+        if short.isdigit() and len(long) == len(short) + 1 and long[0].isalpha():
+            return True
+    if min(len(a), len(b)) < 5 or any(ch.isdigit() for ch in removed + inserted):
+        return False
+    # the first letter starts the name and a replaced last one is an index (towerA/towerB)
+    return at != 0 and not (removed and inserted and at == len(a) - 1)
+
+
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _in_nl(word: str, nl_words: set[str]) -> bool:
+    w = word.lower()
+    return w in nl_words or w + "s" in nl_words or w + "es" in nl_words
+
+
+def _nl_support(name: str, nl_words: set[str]) -> int:
+    """How many of a name's camel-case words occur in the item's sentences (plurals allowed)."""
+    return sum(1 for w in _CAMEL.findall(name) if _in_nl(w, nl_words))
+
+
+def _nl_words(findings: Findings) -> set[str]:
+    return {w.lower() for s in findings.nl.values() for w in re.findall(r"\w+", s)}
+
+
+def _both_in_nl(a: str, b: str, nl_words: set[str]) -> bool:
+    """Whether the sentences use every word of two look-alike names: two concepts, not a typo.
+
+    Case and plural variants are one concept whatever the sentences say.
+
+    >>> _both_in_nl("Dessert", "Desert", {"desserts", "deserts"}), _both_in_nl("Studen", "Student", {"students"})
+    (True, False)
+    """
+    if a.lower() == b.lower() or _plural(a.lower(), b.lower()):
+        return False
+    return all(_in_nl(w, nl_words) for name in (a, b) for w in _CAMEL.findall(name))
+
+
+def _conventional(name: str, kind: NameKind) -> bool:
+    """FOLIO spells predicates UpperCamel and constants lowerCamel."""
+    first = name[:1]
+    return first.isupper() if kind == "predicate" else not first.isupper()
+
+
+def _preference(
+    findings: Findings, kind: NameKind, counts: Counter[str]
+) -> Callable[[str], tuple[int, ...]]:
+    """A sort key for spellings of one name: the larger key is the spelling to keep.
+
+    More occurrences first; then FOLIO's case convention, support by the sentences' words,
+    use in the premises, and earlier first use in the item.
+    """
+    nl_words = _nl_words(findings)
+    premises = {u.name for w, t in findings.fol.items() if w != "conclusion" for u in name_uses(t)}
+    order = list(dict.fromkeys(u.name for t in findings.fol.values() for u in name_uses(t)))
+
+    def key(name: str) -> tuple[int, ...]:
+        first_use = order.index(name) if name in order else len(order)
+        return (
+            counts[name],
+            _conventional(name, kind),
+            _nl_support(name, nl_words),
+            name in premises,
+            -first_use,
+        )
+
+    return key
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions), case-sensitive.
+
+    >>> edit_distance("stephencurRy", "stephencurry"), edit_distance("stephencurRy", "stephenCurry")
+    (1, 2)
+    """
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def rename(text: str, kind: NameKind, arity: int | None, old: str, new: str) -> str:
+    """Rewrite whole-name occurrences of `old` (of `kind`, and `arity` if given) to `new`.
+
+    >>> rename("∀x (Student(x) → StudentAt(x, mit))", "predicate", 1, "Student", "Pupil")
+    '∀x (Pupil(x) → StudentAt(x, mit))'
+    """
+    edits = [
+        (u.start, u.end, new)
+        for u in name_uses(text)
+        if u.kind == kind and u.name == old and (arity is None or u.arity == arity)
+    ]
+    return splice(text, edits)
+
+
+def unify_names(findings: Findings) -> list[Candidate]:
+    """Rewrite the minority spelling of a name spelled two ways to the majority spelling.
+
+    Names are compared within one kind (predicates of one arity, constants); occurrences are
+    counted over the distinct formulas of the item and its story. Each spelling used in the
+    item that loses to a look-alike (see `spelled_alike`; ties go to FOLIO's case convention,
+    the sentences' words, then the premises) is rewritten, in every formula of the item, to
+    the closest spelling that beats it — one candidate each, strongest evidence first, then
+    all of them together. Two spellings whose words the sentences both use are two names.
+
+    >>> fol = {"premises[0]": "∀x (Studen(x) → Young(x))", "premises[1]": "Student(ann)",
+    ...        "conclusion": "Young(ann)"}
+    >>> f = Findings("i", "s", fol, {}, None, story_fol=("∀x (Student(x) → Happy(x))",))
+    >>> [[(e.where, e.after) for e in c] for c in unify_names(f)]
+    [[('premises[0]', '∀x (Student(x) → Young(x))')]]
+    """
+    parsed = _parsed_fields(findings)
+    counts: dict[tuple[NameKind, int], Counter[str]] = {}
+    for text in _item_texts(findings):
+        for u in name_uses(text):
+            counts.setdefault((u.kind, u.arity), Counter())[u.name] += 1
+    in_item = {(u.kind, u.arity, u.name) for w in parsed for u in name_uses(findings.fol[w])}
+    nl_words = _nl_words(findings)
+    # (strength, kind, arity, minority, target): one rewrite per losing spelling
+    rewrites: list[tuple[float, NameKind, int, str, str]] = []
+    for (kind, arity), names in sorted(counts.items()):
+        key = _preference(findings, kind, names)
+        for m in sorted(names):
+            if (kind, arity, m) not in in_item:
+                continue
+            better = [
+                t
+                for t in names
+                if key(t) > key(m) and spelled_alike(m, t, kind) and not _both_in_nl(m, t, nl_words)
+            ]
+            if better:
+                # the closest spelling that beats it: a typo of a typo goes back one step
+                t = min(better, key=lambda t: (edit_distance(m, t), -names[t], t))
+                rewrites.append((names[t] / names[m], kind, arity, m, t))
+    rewrites.sort(key=lambda r: -r[0])  # stable: ties keep kind/arity/name order
+    out = [_rename_everywhere(findings, parsed, [r]) for r in rewrites]
+    if len(rewrites) > 1:
+        out.append(_rename_everywhere(findings, parsed, rewrites))
+    return _unique(c for c in out if c)[:MAX_CANDIDATES]
+
+
+def _rename_everywhere(
+    findings: Findings,
+    parsed: dict[Where, Formula],
+    rewrites: Sequence[tuple[float, NameKind, int, str, str]],
+) -> Candidate:
+    """One candidate applying all `rewrites` to every formula of the item that uses them."""
+    targets = {(kind, arity, m): t for _, kind, arity, m, t in rewrites}
+
+    def rewrite(text: str) -> str:
+        uses = name_uses(text)
+        return splice(
+            text,
+            [
+                (u.start, u.end, targets[(u.kind, u.arity, u.name)])
+                for u in uses
+                if (u.kind, u.arity, u.name) in targets
+            ],
+        )
+
+    why = "; ".join(f"{m!r} is spelled {t!r} elsewhere" for _, _, _, m, t in rewrites)
+    return _rewrite_item(findings, parsed, rewrite, "unify_names", why)
+
+
+def _rewrite_item(
+    findings: Findings,
+    parsed: dict[Where, Formula],
+    rewrite: Callable[[str], str | None],
+    rule: str,
+    why: str,
+) -> Candidate:
+    """Edits applying `rewrite` to every parsed formula of the item it changes.
+
+    Empty when `rewrite` refuses a formula (returns None) or breaks one: such a change is
+    all-or-nothing, since half a renaming is a new inconsistency.
+    """
+    edits = []
+    for where in parsed:
+        before = findings.fol[where]
+        after = rewrite(before)
+        if after is None or len(after) > _MAX_AFTER or parses(after) is None:
+            return ()
+        if after != before:
+            edits.append(_edit(where, before, after, rule, why))
+    return tuple(edits)
+
+
+# -- 4. harmonize_arity -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Atom:
+    """A predicate occurrence with the text span of each argument."""
+
+    name: str
+    args: tuple[Term, ...]
+    arg_spans: tuple[tuple[int, int], ...]
+
+
+def _atoms(text: str) -> list[_Atom]:
+    """The predicate occurrences of `text` that have arguments, in text order."""
+    f = parses(text)
+    if f is None:
+        return []
+    out = []
+    for node in subformulas(f):
+        if isinstance(node, Pred) and node.args:
+            spans = tuple((a.span.start, a.span.end) for a in node.args if a.span is not None)
+            if len(spans) == len(node.args):
+                out.append(_Atom(node.name, node.args, spans))
+    return sorted(out, key=lambda a: a.arg_spans[0])
+
+
+def _fixed_constants(atoms: Sequence[_Atom]) -> dict[int, str]:
+    """Positions where every atom has the same constant."""
+    out: dict[int, str] = {}
+    for i, arg in enumerate(atoms[0].args):
+        if isinstance(arg, Const) and all(a.args[i] == arg for a in atoms):
+            out[i] = arg.name
+    return out
+
+
+def _drop_arg(atom: _Atom, i: int) -> TextEdit:
+    """Remove argument `i` of `atom` with its separator.
+
+    >>> text = "R(x, a,b)"
+    >>> [splice(text, [_drop_arg(_atoms(text)[0], i)]) for i in range(3)]
+    ['R(a,b)', 'R(x,b)', 'R(x, a)']
+    """
+    spans = atom.arg_spans
+    if i > 0:
+        return (spans[i - 1][1], spans[i][1], "")
+    return (spans[0][0], spans[1][0], "")
+
+
+def _insert_arg(text: str, atom: _Atom, i: int, name: str) -> TextEdit:
+    """Insert `name` as argument `i` of `atom`, separated as the atom (or the text) separates.
+
+    >>> text = "R(x,y) ∧ P(x)"
+    >>> splice(text, [_insert_arg(text, _atoms(text)[1], 1, "a")])
+    'R(x,y) ∧ P(x,a)'
+    """
+    spans = atom.arg_spans
+    if len(spans) > 1:
+        sep = text[spans[0][1] : spans[1][0]]
+    else:
+        sep = "," if re.search(r",\S", text) and not re.search(r", ", text) else ", "
+    if i >= len(spans):
+        return (spans[-1][1], spans[-1][1], f"{sep}{name}")
+    return (spans[i][0], spans[i][0], f"{name}{sep}")
+
+
+ArityOption = Callable[[str, _Atom], TextEdit | None]
+
+
+def _arity_options(minority_k: int, majority_k: int, fixed: dict[int, str]) -> list[ArityOption]:
+    """Structurally justified ways to turn a `minority_k`-ary atom into a `majority_k`-ary one.
+
+    One argument too many: drop a constant (or a variable the atom repeats), last position
+    first, unless a kept constant contradicts one the majority form always has. One too few:
+    insert the constant the majority form always has at a position, last position first.
+    """
+    options: list[ArityOption] = []
+    if minority_k == majority_k + 1:
+        for i in range(minority_k - 1, -1, -1):
+
+            def drop(text: str, atom: _Atom, i: int = i) -> TextEdit | None:
+                arg = atom.args[i]
+                kept = atom.args[:i] + atom.args[i + 1 :]
+                clash = any(
+                    isinstance(t, Const) and j in fixed and t.name != fixed[j]
+                    for j, t in enumerate(kept)
+                )
+                droppable = isinstance(arg, Const) or atom.args.count(arg) > 1
+                return _drop_arg(atom, i) if droppable and not clash else None
+
+            options.append(drop)
+    elif minority_k + 1 == majority_k:
+        for i in sorted(fixed, reverse=True):
+
+            def insert(text: str, atom: _Atom, i: int = i) -> TextEdit | None:
+                if any(isinstance(t, Const) and t.name == fixed[i] for t in atom.args):
+                    return None  # the constant is already there: the missing one is another
+                return _insert_arg(text, atom, i, fixed[i])
+
+            options.append(insert)
+    return options
+
+
+def _rewrite_atoms(text: str, *, name: str, arity: int, option: ArityOption) -> str | None:
+    """`text` with `option` applied to every `name`/`arity` atom; None if it refuses one."""
+    edits = []
+    for atom in _atoms(text):
+        if atom.name == name and len(atom.args) == arity:
+            edit = option(text, atom)
+            if edit is None:
+                return None
+            edits.append(edit)
+    return splice(text, edits)
+
+
+def harmonize_arity(findings: Findings) -> list[Candidate]:
+    """Make a predicate's minority arity match its majority arity, where arguments justify it.
+
+    Uses are counted over the distinct formulas of the item and its story; a tie says nothing.
+    With one argument too many, drop a constant argument (the last one first) or a variable
+    repeated in the same atom. With one too few, insert the constant the majority form always
+    has at some position. Each option rewrites every minority use in the item, or none.
+    Predicates with the clearest majority come first.
+
+    >>> fol = {"premises[0]": "∀x (Drinks(x, coffee) → Awake(x))", "premises[1]": "Drinks(ann)",
+    ...        "conclusion": "Drinks(bob, coffee)"}
+    >>> f = Findings("i", "s", fol, {}, None)
+    >>> [[e.after for e in c] for c in harmonize_arity(f)]
+    [['Drinks(ann, coffee)']]
+    """
+    parsed = _parsed_fields(findings)
+    uses: dict[str, dict[int, list[_Atom]]] = {}
+    for text in _item_texts(findings):
+        for atom in _atoms(text):
+            uses.setdefault(atom.name, {}).setdefault(len(atom.args), []).append(atom)
+    proposals: list[tuple[float, Candidate]] = []
+    for name, by_arity in sorted(uses.items()):
+        if len(by_arity) != 2:
+            continue
+        (majority_k, majority), (minority_k, minority) = sorted(
+            by_arity.items(), key=lambda kv: (-len(kv[1]), kv[0])
+        )
+        if len(majority) == len(minority):
+            continue  # no majority: nothing says which form is right
+        why = f"{name!r} takes {majority_k} arguments in {len(majority)} other uses"
+        for option in _arity_options(minority_k, majority_k, _fixed_constants(majority)):
+            rewrite = functools.partial(_rewrite_atoms, name=name, arity=minority_k, option=option)
+            candidate = _rewrite_item(findings, parsed, rewrite, "harmonize_arity", why)
+            if candidate:
+                proposals.append((len(majority) / len(minority), candidate))
+    proposals.sort(key=lambda p: -p[0])  # stable: ties keep name and option order
+    return _unique(c for _, c in proposals)[:MAX_CANDIDATES]
+
+
+def _unique(candidates: Iterable[Candidate]) -> list[Candidate]:
+    out: list[Candidate] = []
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    for c in candidates:
+        key = tuple(sorted((e.where, e.after) for e in c))
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+# -- 5. close_free_variables ------------------------------------------------------------------
+
+
+def _free_names(f: Formula) -> list[str]:
+    """Names lint reports as free variables in `f`, in order of appearance."""
+    names = []
+    for issue in lint([("f", f)]):
+        if issue.kind == "free_variable":
+            m = re.match(r"'(.+)' is not bound", issue.message)
+            if m:
+                names.append(m.group(1))
+    return list(dict.fromkeys(names))
+
+
+def _quantify(text: str, quantifier: str, var: str) -> str:
+    """`text` under `∀var`/`∃var`, adding parentheses only where the reader needs them.
+
+    A quantifier's body extends to the end of the formula, so a prefix before another
+    quantifier or a group around everything needs none.
+
+    >>> _quantify("(P(x) → Q(x))", "∀", "x"), _quantify("P(x) → Q(x)", "∃", "x")
+    ('∀x (P(x) → Q(x))', '∃x (P(x) → Q(x))')
+    >>> _quantify("∀x (A(x) → B(x, y))", "∃", "y")
+    '∃y ∀x (A(x) → B(x, y))'
+    """
+    body = text.strip()
+    start = len(text) - len(text.lstrip())
+    wrapped = paren_pairs(body).get(0) == len(body) - 1 and _grouping(body, 0)
+    if wrapped or body.startswith(("∀", "∃")):
+        return f"{text[:start]}{quantifier}{var} {text[start:]}"
+    return f"{text[:start]}{quantifier}{var} ({body}){text[start + len(body) :]}"
+
+
+def _var_spans(text: str, var: str) -> list[tuple[int, int]]:
+    """Where the free name `var` stands in `text` (it parses as a constant there)."""
+    return [(u.start, u.end) for u in name_uses(text) if u.kind == "constant" and u.name == var]
+
+
+def _innermost_group(text: str, spans: Sequence[tuple[int, int]]) -> int | None:
+    """Start of the innermost grouping '(' whose pair encloses all `spans`, if any."""
+    if not spans:
+        return None
+    lo, hi = min(s for s, _ in spans), max(e for _, e in spans)
+    inside = [i for i, j in paren_pairs(text).items() if i < lo and hi <= j and _grouping(text, i)]
+    return max(inside) if inside else None
+
+
+def _sole_constant(findings: Findings, where: Where, text: str, var: str) -> str | None:
+    """The one constant other formulas of the item put where `var` stands (same predicate/slot)."""
+    slots = {
+        (atom.name, len(atom.args), i)
+        for atom in _atoms(text)
+        for i, t in enumerate(atom.args)
+        if isinstance(t, Const) and t.name == var
+    }
+    seen: set[str] = set()
+    for other, other_text in findings.fol.items():
+        if other == where:
+            continue
+        for atom in _atoms(other_text):
+            for name, arity, i in slots:
+                if atom.name == name and len(atom.args) == arity:
+                    t = atom.args[i]
+                    if isinstance(t, Const) and not _VARIABLE.fullmatch(t.name):
+                        seen.add(t.name)
+    return next(iter(seen)) if len(seen) == 1 else None
+
+
+def _likely_quantifiers(scope: Formula | None) -> tuple[str, str]:
+    """∀ before ∃ for a rule-shaped scope (→, ↔, ∨, ⊕, ¬), ∃ first for a conjunction or atom.
+
+    FOLIO writes `∀x (P(x) → Q(x))` and `∃x (P(x) ∧ Q(x))`; the other pairings are rare.
+
+    >>> from refinery.logic.parse import parse
+    >>> _likely_quantifiers(parse("P(x) → Q(x)")), _likely_quantifiers(parse("∃y (P(x) ∧ R(x, y))"))
+    (('∀', '∃'), ('∃', '∀'))
+    """
+    while isinstance(scope, Forall | Exists):
+        scope = scope.body
+    if isinstance(scope, And | Pred | Eq):
+        return ("∃", "∀")
+    return ("∀", "∃")
+
+
+def _closings(findings: Findings, where: Where, text: str, var: str) -> list[Fix]:
+    """Ways to close the free `var` in `text` (the formula at `where`), most plausible first.
+
+    Only texts that parse and no longer have `var` free; one per meaning.
+    """
+    f = parses(text)
+    if f is None:
+        return []
+    raw: list[Fix] = []
+    group = _innermost_group(text, _var_spans(text, var))
+    if group is not None:
+        # a lost nested quantifier belongs right before the group that uses its variable
+        q = _likely_quantifiers(parses(text[group + 1 : paren_pairs(text)[group]]))[0]
+        raw.append((splice(text, [(group, group, f"{q}{var} ")]), f"bind {var} ({q}) there"))
+    first, second = _likely_quantifiers(f)
+    raw.append((_quantify(text, first, var), f"bind {var} ({first}) over the formula"))
+    raw.append((_quantify(text, second, var), f"bind {var} ({second}) over the formula"))
+    constant = _sole_constant(findings, where, text, var)
+    if constant is not None:
+        after = splice(text, [(s, e, constant) for s, e in _var_spans(text, var)])
+        named = (after, f"{var} stands where the item's other formulas have {constant}")
+        # a formula that already talks about that individual most likely meant it here too
+        about = any(u.kind == "constant" and u.name == constant for u in name_uses(text))
+        raw.insert(0 if about else len(raw), named)
+    out: list[Fix] = []
+    seen: set[Formula] = set()
+    for after, why in raw:
+        g = parses(after)
+        if g is not None and var not in _free_names(g) and shape(g) not in seen:
+            seen.add(shape(g))
+            out.append((after, why))
+    return out
+
+
+def _free_edits(findings: Findings) -> dict[Where, list[Edit]]:
+    out: dict[Where, list[Edit]] = {}
+    for where, f in _parsed_fields(findings).items():
+        names = _free_names(f)
+        before = findings.fol[where]
+        fixes = [fix for var in names for fix in _closings(findings, where, before, var)]
+        if len(names) > 1:  # all of them at once, each by its likeliest closing
+            text, whys = before, []
+            for var in names:
+                options = _closings(findings, where, text, var)
+                if not options:
+                    break
+                text, why = options[0]
+                whys.append(why)
+            else:
+                fixes.insert(0, (text, "; ".join(whys)))
+        if fixes:
+            out[where] = _edits(where, before, fixes, "close_free_variables")
+    return out
+
+
+def close_free_variables(findings: Findings) -> list[Candidate]:
+    """Close a free variable: bind it where it is used, bind it over the formula, or name it.
+
+    Candidates, most plausible first: when the variable's occurrences sit inside a group, a
+    binder just before the innermost such group (a lost nested quantifier); then a binder over
+    the whole formula, ∀ first for a rule-shaped formula and ∃ first for a conjunction; the
+    one constant the item's other formulas put in the same argument of the same predicate
+    comes first when this formula already names that constant, else last. Several formulas
+    with free variables are repaired together first (see `_joint`).
+
+    >>> fol = {"premises[0]": "Regret(robert, college)", "conclusion": "Regret(x, college) ∧ Sad(robert)"}
+    >>> f = Findings("i", "s", fol, {}, None)
+    >>> [[e.after for e in c] for c in close_free_variables(f)]
+    [['Regret(robert, college) ∧ Sad(robert)'], ['∃x (Regret(x, college) ∧ Sad(robert))'], ['∀x (Regret(x, college) ∧ Sad(robert))']]
+    >>> f = Findings("i", "s", {"premises[0]": "∀x (A(x) → (B(x, y)))", "conclusion": "A(a)"}, {}, None)
+    >>> [c[0].after for c in close_free_variables(f)]
+    ['∀x (A(x) → ∃y (B(x, y)))', '∀y ∀x (A(x) → (B(x, y)))', '∃y ∀x (A(x) → (B(x, y)))']
+    """
+    return _joint(_free_edits(findings))
+
+
+# -- the rule table and the entry points ------------------------------------------------------
+
+RULES: tuple[Rule, ...] = (
+    Rule("balance_parentheses", ErrorClass.UNBALANCED_PARENTHESES, balance_parentheses),
+    Rule("fix_token_typos", ErrorClass.TOKEN_TYPO, fix_token_typos),
+    Rule("harmonize_arity", ErrorClass.ARITY_CONFLICT, harmonize_arity),
+    Rule("close_free_variables", ErrorClass.FREE_VARIABLE, close_free_variables),
+    Rule("unify_names", ErrorClass.NAMING_DRIFT, unify_names),
+)
+_CLASS_OF = {rule.name: rule.error_class for rule in RULES}
+_SYNTAX_RULES = ("balance_parentheses", "fix_token_typos")
+
+
+def propose_repairs(
+    findings: Findings, *, classes: set[ErrorClass] | None = None
+) -> list[tuple[str, Candidate]]:
+    """Every rule's candidates as `(rule name, candidate)`, most plausible first, deduplicated.
+
+    Rules run in `RULES` order. When several formulas fail to parse and no single rule fixes all
+    of them, joint candidates combining the syntax rules' best fixes come first: the gate only
+    accepts an item whose formulas all parse.
+
+    Parameters
+    ----------
+    findings:
+        The item's check results.
+    classes:
+        Only run the rules for these error classes (all rules when None).
+
+    Returns
+    -------
+    list[tuple[str, Candidate]]
+        Candidates in the order the refiner should try them; the name is the rule's (joint
+        syntax candidates are named `balance_parentheses+fix_token_typos`).
+    """
+    proposals = [("+".join(_SYNTAX_RULES), c) for c in _cross_syntax(findings, classes)]
+    for rule in RULES:
+        if classes is None or rule.error_class in classes:
+            proposals += [(rule.name, c) for c in rule.propose(findings)]
+    out: list[tuple[str, Candidate]] = []
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    for name, candidate in proposals:
+        key = tuple(sorted((e.where, e.after) for e in candidate))
+        if key not in seen:
+            seen.add(key)
+            out.append((name, candidate))
+    return out
+
+
+def _cross_syntax(findings: Findings, classes: set[ErrorClass] | None) -> list[Candidate]:
+    """Joint candidates for broken formulas of which some need one syntax rule, some the other.
+
+    Each rule alone only repairs its own formulas, and the gate needs all of them to parse.
+    """
+    if classes is not None and not {
+        ErrorClass.UNBALANCED_PARENTHESES,
+        ErrorClass.TOKEN_TYPO,
+    } <= set(classes):
+        return []
+    paren, typo = _paren_edits(findings), _typo_edits(findings)
+    paren_fixed = {w for w, edits in paren.items() if edits}
+    typo_fixed = {w for w, edits in typo.items() if edits}
+    if len(paren_fixed | typo_fixed) <= max(len(paren_fixed), len(typo_fixed)):
+        return []  # one rule covers every formula the other does: its own joint suffices
+    merged = {w: paren.get(w, []) + typo.get(w, []) for w in sorted(paren_fixed | typo_fixed)}
+    return [c for c in _joint(merged) if len(c) > 1]
+
+
+def apply_candidate(fol: dict[str, str], candidate: Candidate) -> dict[str, str]:
+    """A copy of `fol` with the candidate's edits applied.
+
+    Raises
+    ------
+    ValueError
+        When an edit's position is unknown or its `before` is not the current text there.
+
+    >>> e = Edit(where="conclusion", before="P(a", after="P(a)", error_class="token_typo", source="t")
+    >>> apply_candidate({"conclusion": "P(a"}, (e,))
+    {'conclusion': 'P(a)'}
+    """
+    out = dict(fol)
+    for edit in candidate:
+        if edit.where not in out:
+            raise ValueError(f"{edit.where}: no such formula")
+        if out[edit.where] != edit.before:
+            raise ValueError(f"{edit.where}: the formula is not {edit.before!r}")
+        out[edit.where] = edit.after
+    return out

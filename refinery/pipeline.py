@@ -1,0 +1,232 @@
+"""The Refine stage's steps as plain functions, so flow tasks stay thin wrappers.
+
+`RefineSettings` carries every option of a run (it is the flow's one parameter); the functions
+below load, repair, write the refined split and review queue, write the report and summarise.
+Nothing here imports Prefect.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from refinery import config
+from refinery.agents.refine import LLMEndpoint, RefineConfig, outcome_counts, refine_items
+from refinery.check import ProverFactory
+from refinery.datasets.records import Item, LoadResult
+from refinery.prove.verdict import Budget
+from refinery.refined import refined_rows, write_refined
+
+
+def new_run_id() -> str:
+    """A sortable run id, e.g. 20261122-011530."""
+    return dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
+
+
+class RefineSettings(BaseModel):
+    """Every option of one Refine run (the flow's parameter)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    out_dir: str | None = None  # default: data/refined/<dataset>/<split>/<run_id>
+    review_path: str | None = None  # default: review/<dataset>-<split>.csv
+    agents: tuple[str, ...] = ("rules", "llm")
+    max_rounds: int = Field(default=3, ge=1, le=10)
+    provers: tuple[str, ...] = ("z3", "eprover")
+    workers: int = Field(default_factory=config.default_workers, ge=1)
+    budget_seconds: float = Field(default=config.DEFAULT_BUDGET_SECONDS, gt=0)
+    rlimit: int = config.DEFAULT_RLIMIT
+    state_dir: str = Field(default_factory=lambda: str(config.state_dir()))
+    run_id: str = Field(default_factory=new_run_id)
+    use_cache: bool = True
+    endpoint: LLMEndpoint | None = None
+
+    def budget(self) -> Budget:
+        return Budget(seconds=self.budget_seconds, rlimit=self.rlimit or None)
+
+    def cache_path(self) -> Path | None:
+        return Path(self.state_dir) / "cache" / "verdicts.sqlite" if self.use_cache else None
+
+    def llm_cache_path(self) -> Path | None:
+        return Path(self.state_dir) / "cache" / "llm.sqlite" if self.use_cache else None
+
+    def with_endpoint(self, endpoint: LLMEndpoint | None) -> RefineSettings:
+        return self.model_copy(update={"endpoint": endpoint})
+
+    def refine_config(self) -> RefineConfig:
+        return RefineConfig(agents=self.agents, max_rounds=self.max_rounds, llm=self.endpoint)
+
+
+def load_checked(load: Callable[[str], LoadResult], source: str) -> LoadResult:
+    """Load `source`, printing each malformed row (file, line, reason); the rest goes on."""
+    result = load(source)
+    for err in result.errors:
+        print(f"skipped row: {err}")
+    return result
+
+
+def resolve_outputs(settings: RefineSettings, loaded: LoadResult) -> RefineSettings:
+    """Fill in the default output folder and review queue path from the dataset and split."""
+    out = settings.out_dir or str(
+        Path("data/refined") / loaded.dataset / loaded.split / settings.run_id
+    )
+    review = settings.review_path or str(Path("review") / f"{loaded.dataset}-{loaded.split}.csv")
+    return settings.model_copy(update={"out_dir": out, "review_path": review})
+
+
+def repair(
+    items: Sequence[Item],
+    rows: Sequence[dict[str, Any]],
+    settings: RefineSettings,
+    factory: ProverFactory,
+) -> list[dict[str, Any]]:
+    """Run the repair loop over every item (verified items pass straight through)."""
+    outcomes = refine_items(
+        items,
+        rows,
+        prover_factory=factory,
+        prover_names=settings.provers,
+        budget=settings.budget(),
+        config=settings.refine_config(),
+        workers=settings.workers,
+        cache_path=settings.cache_path(),
+    )
+    return [{**o, "run_id": settings.run_id} for o in outcomes]
+
+
+def write_outputs(
+    items: Sequence[Item], outcomes: Sequence[dict[str, Any]], settings: RefineSettings
+) -> dict[str, Any]:
+    """Write the refined split, the audit trail and the review queue; return paths and counts."""
+    from refinery.review import queue_rows, write_queue
+
+    assert settings.out_dir and settings.review_path, "call resolve_outputs first"
+    out = Path(settings.out_dir)
+    files = write_refined(out, refined_rows(items, outcomes, settings.run_id), outcomes)
+    pending = [o for o in outcomes if o["status"] == "needs_review"]
+    merge = write_queue(Path(settings.review_path), queue_rows(pending))
+    return {
+        "outcomes": list(outcomes),
+        "files": {k: str(v) for k, v in files.items()},
+        "review_path": settings.review_path,
+        "queue": _plain(merge),
+    }
+
+
+def report_edits(outcomes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every accepted and proposed FOL edit, with the NL sentence it formalises."""
+    edits = []
+    for o in outcomes:
+        for kind in ("edits", "proposed_edits"):
+            for e in o.get(kind, []):
+                where = e["where"]
+                nl = o["conclusion"] if where == "conclusion" else _premise(o["premises"], where)
+                edits.append(
+                    {
+                        "id": o["id"],
+                        "where": where,
+                        "before": e["before"],
+                        "after": e["after"],
+                        "nl": nl,
+                        "source": e["source"],
+                        "error_class": e["error_class"],
+                        "accepted": kind == "edits",
+                    }
+                )
+    return edits
+
+
+def write_run_report(
+    outcomes: Sequence[Mapping[str, Any]], validations: Mapping[str, Any], settings: RefineSettings
+) -> dict[str, str]:
+    """Write report.md / report.html / PNGs into the run folder."""
+    from refinery.report import write_report
+
+    assert settings.out_dir
+    meta = {
+        "run_id": settings.run_id,
+        "source": settings.source,
+        "agents": ",".join(settings.agents),
+        "max_rounds": settings.max_rounds,
+        "provers": ",".join(settings.provers),
+        "llm": settings.endpoint.model if settings.endpoint else "",
+    }
+    paths = write_report(
+        Path(settings.out_dir),
+        outcomes=outcomes,
+        edits=report_edits(outcomes),
+        validations=validations,
+        meta=meta,
+    )
+    return {name: str(path) for name, path in paths.items()}
+
+
+def summary_table(outcomes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Outcome counts as table rows, then needs_review broken down by reason."""
+    table = [{"outcome": k, "items": v} for k, v in outcome_counts(outcomes).items()]
+    reasons: dict[str, int] = {}
+    for o in outcomes:
+        if o["status"] == "needs_review":
+            reasons[o["reason"]] = reasons.get(o["reason"], 0) + 1
+    table += [{"outcome": f"needs_review: {r}", "items": n} for r, n in sorted(reasons.items())]
+    return table
+
+
+def run_summary(
+    outcomes: Sequence[Mapping[str, Any]],
+    settings: RefineSettings,
+    written: Mapping[str, Any],
+    report: Mapping[str, str],
+) -> dict[str, Any]:
+    """What a run produced: counts, where the files are, how the queue merge went."""
+    return {
+        "run_id": settings.run_id,
+        "items": len(outcomes),
+        "counts": outcome_counts(outcomes),
+        "table": summary_table(outcomes),
+        "out_dir": settings.out_dir,
+        "review_path": settings.review_path,
+        "queue": written["queue"],
+        "files": {**written["files"], **report},
+    }
+
+
+def format_summary(summary: Mapping[str, Any]) -> str:
+    """Plain-text summary for logs and the terminal."""
+    lines = [f"run {summary['run_id']}: {summary['items']} items"]
+    lines += [f"  {row['outcome']:<36} {row['items']:>6}" for row in summary["table"]]
+    lines.append(f"  refined split and report: {summary['out_dir']}")
+    lines.append(f"  review queue: {summary['review_path']}")
+    return "\n".join(lines)
+
+
+def retry_on_llm_transport(task: Any, task_run: Any, state: Any) -> bool:
+    """Prefect retry condition: retry only when an LLM transport error escaped (never on bad data)."""
+    try:
+        state.result()
+    except Exception as exc:  # noqa: BLE001 - we classify, then decline to retry anything else
+        return type(exc).__name__ in {
+            "APIConnectionError",
+            "APITimeoutError",
+            "ConnectionError",
+            "EmbeddedServerError",
+        }
+    return False
+
+
+def _premise(premises: Sequence[str], where: str) -> str:
+    index = int(where.removeprefix("premises[").removesuffix("]"))
+    return premises[index] if index < len(premises) else ""
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "__dataclass_fields__"):
+        import dataclasses
+
+        return dataclasses.asdict(value)
+    return value

@@ -1,0 +1,105 @@
+"""The refined split: the input's rows with refined FOL, outcome columns and provenance.
+
+Each row keeps the input's own columns and layout (FOLIO v2 newline-joined strings, v0 lists),
+with `premises-FOL` / `conclusion-FOL` holding the refined FOL, so the file is a drop-in
+replacement for the original. Added columns: `id`, `status` (verified | repaired | needs_review),
+`reason`, `original_label`, `label` (always equal to the original: labels never change
+automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
+`original_conclusion_fol`, `repaired_by`, `error_classes`, `audit` (a pointer into `audit.jsonl`),
+`run_id` and `content_hash`. Both parquet and jsonl are written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from refinery.datasets.records import Item
+from refinery.outputs import atomic_write, atomic_write_text
+
+OUTCOME_COLUMNS = (
+    "id",
+    "status",
+    "reason",
+    "original_label",
+    "label",
+    "suggested_label",
+    "prover_label",
+    "original_premises_fol",
+    "original_conclusion_fol",
+    "repaired_by",
+    "error_classes",
+    "audit",
+    "run_id",
+    "content_hash",
+)
+
+
+def refined_rows(
+    items: Sequence[Item], outcomes: Sequence[Mapping[str, Any]], run_id: str
+) -> list[dict[str, Any]]:
+    """Build the refined split's rows (input order), one per item."""
+    by_id = {o["id"]: o for o in outcomes}
+    rows = []
+    for item in items:
+        o = by_id[item.id]
+        raw = json.loads(item.raw)
+        as_list = isinstance(raw.get("premises-FOL"), list)  # FOLIO v0 layout keeps lists
+        refined = list(o["refined_premises_fol"])
+        raw["premises-FOL"] = refined if as_list else "\n".join(refined)
+        raw["conclusion-FOL"] = o["refined_conclusion_fol"]
+        original = list(o["original_premises_fol"])
+        raw.update(
+            {
+                "id": item.id,
+                "status": o["status"],
+                "reason": o["reason"],
+                "original_label": o["original_label"],
+                "label": o["label"] if "label" not in raw else raw["label"],
+                "suggested_label": o["suggested_label"],
+                "prover_label": o["prover_label"],
+                "original_premises_fol": original if as_list else "\n".join(original),
+                "original_conclusion_fol": o["original_conclusion_fol"],
+                "repaired_by": o["repaired_by"],
+                "error_classes": ",".join(o["error_classes"]),
+                "audit": f"audit.jsonl#{item.id}",
+                "run_id": run_id,
+                "content_hash": item.content_hash,
+            }
+        )
+        rows.append(raw)
+    return rows
+
+
+def write_refined(
+    out_dir: Path, rows: Sequence[Mapping[str, Any]], outcomes: Sequence[Mapping[str, Any]]
+) -> dict[str, Path]:
+    """Write `refined.parquet`, `refined.jsonl` and `audit.jsonl` (one line per item) atomically."""
+    frame = pd.DataFrame(list(rows))
+    jsonl = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    audit = "".join(
+        json.dumps(
+            {
+                "id": o["id"],
+                "status": o["status"],
+                "edits": o["edits"],
+                "proposed_edits": o["proposed_edits"],
+                "trail": o["audit"],
+            },
+            ensure_ascii=False,
+            default=str,
+        )
+        + "\n"
+        for o in outcomes
+    )
+    return {
+        "parquet": atomic_write(
+            out_dir / "refined.parquet", lambda tmp: frame.to_parquet(tmp, index=False)
+        ),
+        "jsonl": atomic_write_text(out_dir / "refined.jsonl", jsonl),
+        "audit": atomic_write_text(out_dir / "audit.jsonl", audit),
+    }

@@ -1,0 +1,434 @@
+"""The manual-review queue: its CSV schema, and writing, reading back and merging it.
+
+This module is the only place that defines the review CSV's columns (`COLUMNS`). The Refine stage
+turns every item it could not settle (`status == "needs_review"`) into one row; annotators fill in
+the decision columns in a terminal or a spreadsheet; re-running the stage merges the new rows into
+the file without losing a decision (`write_queue`).
+
+Decisions (`DECISIONS`):
+
+- ``accept_proposal``: apply `proposed_fol` (and `suggested_label`, if any) as proposed;
+- ``keep_original``: the original annotation is right, change nothing;
+- ``edit``: use the reviewer's own `final_fol` (same layout as `original_fol`) and/or `final_label`;
+- ``relabel``: keep the FOL, set the gold label to `final_label`;
+- ``skip``: looked at, left undecided on purpose (e.g. the NL itself is ambiguous).
+
+The file is UTF-8 with a BOM so spreadsheets show ∀∃¬ correctly, and cells are neutralised
+against formula injection reversibly (see `neutralise`).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from refinery.labels import Label
+from refinery.outputs import atomic_write
+
+#: Content columns: written by the pipeline, refreshed on re-runs while undecided.
+CONTENT_COLUMNS: tuple[str, ...] = (
+    "id",
+    "dataset",
+    "split",
+    "story_id",
+    "reason",
+    "nl_premises",
+    "original_fol",
+    "proposed_fol",
+    "conclusion",
+    "conclusion_fol",
+    "gold_label",
+    "prover_labels",
+    "suggested_label",
+    "critique",
+    "rounds",
+    "content_hash",
+)
+#: Bookkeeping columns: recomputed by every merge (a reviewer may clear `flag` after checking).
+STATE_COLUMNS: tuple[str, ...] = ("status", "flag")
+#: Decision columns: empty when the pipeline writes a row; only reviewers fill them in.
+DECISION_COLUMNS: tuple[str, ...] = ("decision", "final_label", "final_fol", "reviewer", "note")
+#: Every column of the review CSV, in file order.
+COLUMNS: tuple[str, ...] = CONTENT_COLUMNS + STATE_COLUMNS + DECISION_COLUMNS
+
+#: Allowed values of the `decision` column (see the module docstring for their meaning).
+DECISIONS: tuple[str, ...] = ("accept_proposal", "keep_original", "edit", "relabel", "skip")
+#: Values of the `status` column.
+OPEN, DECIDED = "open", "decided"
+#: Values of the `flag` column (several are joined by ";").
+CHANGED_SINCE_DECISION = "changed_since_decision"
+NOT_IN_LATEST_RUN = "not_in_latest_run"
+INVALID_DECISION = "invalid_decision"
+FLAGS: tuple[str, ...] = (CHANGED_SINCE_DECISION, NOT_IN_LATEST_RUN, INVALID_DECISION)
+
+# A spreadsheet evaluates a cell that starts with one of these as a formula (or, for tab/CR,
+# may shift it into one); the apostrophe is what spreadsheets themselves use to mean "text".
+_TRIGGERS = frozenset("=+-@\t\r")
+_QUOTE = "'"
+_LABEL_COLUMNS = ("gold_label", "suggested_label", "final_label")
+_LABELS = {label.value.lower(): label.value for label in Label}
+
+
+@dataclass(frozen=True, slots=True)
+class MergeReport:
+    """What `write_queue` did, in rows.
+
+    `added`: new items; `kept_decisions`: decided rows whose content hash is unchanged (kept
+    as decided); `flagged_changed`: decided rows whose content changed (new content, old
+    decision, flag `changed_since_decision`); `refreshed`: undecided rows rewritten with the new
+    content; `retained_missing`: rows absent from the new run kept because a reviewer had written
+    in them (flag `not_in_latest_run`); `dropped`: absent rows nobody had written in.
+    """
+
+    added: int = 0
+    kept_decisions: int = 0
+    flagged_changed: int = 0
+    refreshed: int = 0
+    retained_missing: int = 0
+    dropped: int = 0
+
+
+def neutralise(cell: str) -> str:
+    """Make `cell` safe to open in a spreadsheet; `unneutralise` undoes it exactly.
+
+    A cell starting with ``= + - @``, tab or CR gets a leading apostrophe. So that the scheme is
+    reversible, a cell that already starts with an apostrophe followed by one of those characters
+    or by another apostrophe gets one too; any other cell is unchanged (so ``'tis`` stays as is).
+
+    >>> neutralise("-P(a)"), neutralise("'=x"), neutralise("'tis"), neutralise("P(a)")
+    ("'-P(a)", "''=x", "'tis", 'P(a)')
+    """
+    if cell[:1] in _TRIGGERS or (cell[:1] == _QUOTE and cell[1:2] in _TRIGGERS | {_QUOTE}):
+        return _QUOTE + cell
+    return cell
+
+
+def unneutralise(cell: str) -> str:
+    """Undo `neutralise`: drop one apostrophe before a trigger character or an apostrophe.
+
+    A cell that a spreadsheet stored without the apostrophe (it only marked the cell as text)
+    reads back unchanged, so it loses nothing either.
+
+    >>> [unneutralise(neutralise(s)) for s in ("-P(a)", "'=x", "''", "'tis", "=1")]
+    ['-P(a)', "'=x", "''", "'tis", '=1']
+    """
+    if cell[:1] == _QUOTE and cell[1:2] in _TRIGGERS | {_QUOTE}:
+        return cell[1:]
+    return cell
+
+
+def _one_line(text: object) -> str:
+    # One formula or sentence per line: a stray newline inside one would shift the rest.
+    return " ".join(str(text).splitlines()).strip()
+
+
+def _lines(texts: Iterable[object] | None) -> str:
+    return "\n".join(_one_line(t) for t in texts or ())
+
+
+def _text(value: object) -> str:
+    # CRLF inside a cell would not survive a round trip through some editors; LF always does.
+    return "" if value is None else str(value).replace("\r\n", "\n")
+
+
+def queue_rows(outcomes: Iterable[Mapping[str, object]]) -> list[dict[str, str]]:
+    """Build review-queue rows (`COLUMNS`, all strings) from Refine outcomes.
+
+    Parameters
+    ----------
+    outcomes
+        One mapping per item with keys ``id, dataset, split, story_id, reason`` (the reason
+        code(s) it needs review), ``premises`` (NL sentences), ``original_premises_fol``,
+        ``proposed_premises_fol`` (None when nothing was proposed), ``conclusion``,
+        ``original_conclusion_fol``, ``proposed_conclusion_fol`` (None when unchanged),
+        ``gold_label``, ``prover_labels`` (prover name → label), ``suggested_label`` (None
+        when none), ``critique``, ``rounds`` and ``content_hash``. An outcome that has a
+        ``status`` other than ``needs_review`` is skipped, so all outcomes may be passed.
+
+    Returns
+    -------
+    list of dict
+        One row per item needing review, sorted by id (numbers in ids compare as numbers).
+        ``nl_premises`` holds one sentence per line. ``original_fol`` and ``proposed_fol``
+        hold every formula of the item, one per line: the premises in order, then the
+        conclusion on the last line (``proposed_fol`` is empty when nothing was proposed, and
+        takes the original for whichever part was not). ``conclusion_fol`` repeats the original
+        conclusion next to its NL. ``prover_labels`` reads ``eprover=True; z3=True``.
+        ``status`` is ``open``; ``flag`` and the decision columns are empty.
+    """
+    rows = []
+    for o in outcomes:
+        if o.get("status", "needs_review") != "needs_review":
+            continue
+        original = [*_as_list(o.get("original_premises_fol")), o.get("original_conclusion_fol")]
+        proposed_premises = o.get("proposed_premises_fol")
+        proposed_conclusion = o.get("proposed_conclusion_fol")
+        proposed = ""
+        if proposed_premises is not None or proposed_conclusion is not None:
+            proposed = _lines(
+                [
+                    *_as_list(
+                        proposed_premises
+                        if proposed_premises is not None
+                        else o.get("original_premises_fol")
+                    ),
+                    proposed_conclusion
+                    if proposed_conclusion is not None
+                    else o.get("original_conclusion_fol"),
+                ]
+            )
+        labels = o.get("prover_labels") or {}
+        if not isinstance(labels, Mapping):
+            raise TypeError(f"{o['id']}: prover_labels must be a mapping, got {labels!r}")
+        row = dict.fromkeys(COLUMNS, "")
+        row.update(
+            id=_text(o["id"]),
+            dataset=_text(o.get("dataset")),
+            split=_text(o.get("split")),
+            story_id=_text(o.get("story_id")),
+            reason=_text(o.get("reason")),
+            nl_premises=_lines(_as_list(o.get("premises"))),
+            original_fol=_lines(original),
+            proposed_fol=proposed,
+            conclusion=_one_line(_text(o.get("conclusion"))),
+            conclusion_fol=_one_line(_text(o.get("original_conclusion_fol"))),
+            gold_label=_text(o.get("gold_label")),
+            prover_labels="; ".join(f"{k}={_text(v)}" for k, v in sorted(labels.items())),
+            suggested_label=_text(o.get("suggested_label")),
+            critique=_text(o.get("critique")),
+            rounds=_text(o.get("rounds")),
+            content_hash=_text(o.get("content_hash")),
+            status=OPEN,
+        )
+        rows.append(row)
+    return sorted(rows, key=lambda r: _id_key(r["id"]))
+
+
+def _as_list(value: object) -> list[object]:
+    if value is None:
+        return []
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise TypeError(f"expected a list of strings, got {value!r}")
+    return list(value)
+
+
+def _id_key(item_id: str) -> tuple[tuple[int, str], ...]:
+    # "…/2" before "…/10": digit runs compare as numbers.
+    return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"(\d+)", item_id))
+
+
+def _flags(cell: str) -> set[str]:
+    return {f.strip() for f in cell.split(";") if f.strip()}
+
+
+def _has_input(row: Mapping[str, str]) -> bool:
+    return any(row[c].strip() for c in DECISION_COLUMNS)
+
+
+def _finish(row: dict[str, str], flags: set[str]) -> dict[str, str]:
+    """Set `status` and `flag` from the decision and the merge flags."""
+    decision = row["decision"].strip()
+    flags.discard(INVALID_DECISION)
+    if decision and decision not in DECISIONS:
+        flags.add(INVALID_DECISION)
+    row["status"] = DECIDED if decision in DECISIONS else OPEN
+    # Known flags first in their documented order, then anything a reviewer typed.
+    row["flag"] = ";".join([f for f in FLAGS if f in flags] + sorted(flags - set(FLAGS)))
+    return row
+
+
+def _merge(
+    new_rows: list[dict[str, str]], old_rows: list[dict[str, str]]
+) -> tuple[list[dict[str, str]], MergeReport]:
+    old = {r["id"]: r for r in old_rows}
+    counts = dict.fromkeys(("added", "kept", "changed", "refreshed", "retained", "dropped"), 0)
+    merged = []
+    for new in new_rows:
+        prev = old.pop(new["id"], None)
+        if prev is None:
+            merged.append(_finish(new, _flags(new["flag"])))
+            counts["added"] += 1
+            continue
+        flags = _flags(prev["flag"]) - {NOT_IN_LATEST_RUN}
+        reviewer = {c: prev[c] for c in DECISION_COLUMNS}
+        if prev["decision"].strip():
+            if prev["content_hash"] == new["content_hash"]:
+                # Keep the row as decided: the decision refers to the proposal shown in it.
+                merged.append(_finish(dict(prev), flags))
+                counts["kept"] += 1
+            else:
+                flags.add(CHANGED_SINCE_DECISION)
+                merged.append(_finish({**new, **reviewer}, flags))
+                counts["changed"] += 1
+        else:
+            # Nothing decided: new content, but keep whatever a reviewer typed (a note, a draft).
+            merged.append(_finish({**new, **reviewer}, flags - {CHANGED_SINCE_DECISION}))
+            counts["refreshed"] += 1
+    for prev in old.values():
+        if _has_input(prev):
+            merged.append(_finish(dict(prev), _flags(prev["flag"]) | {NOT_IN_LATEST_RUN}))
+            counts["retained"] += 1
+        else:
+            counts["dropped"] += 1
+    merged.sort(key=lambda r: _id_key(r["id"]))
+    report = MergeReport(
+        added=counts["added"],
+        kept_decisions=counts["kept"],
+        flagged_changed=counts["changed"],
+        refreshed=counts["refreshed"],
+        retained_missing=counts["retained"],
+        dropped=counts["dropped"],
+    )
+    return merged, report
+
+
+def _check_rows(rows: Iterable[Mapping[str, object]]) -> list[dict[str, str]]:
+    out = []
+    seen: set[str] = set()
+    for i, row in enumerate(rows):
+        unknown = set(row) - set(COLUMNS)
+        if unknown:
+            raise ValueError(f"row {i} has columns not in the review schema: {sorted(unknown)}")
+        item_id = _text(row.get("id")).strip()
+        if not item_id:
+            raise ValueError(f"row {i} has no id")
+        if item_id in seen:
+            raise ValueError(f"row {i} repeats id {item_id!r}")
+        seen.add(item_id)
+        out.append({c: _text(row.get(c)) for c in COLUMNS} | {"id": item_id})
+    return out
+
+
+def write_queue(
+    path: str | os.PathLike[str],
+    rows: Iterable[Mapping[str, object]],
+    *,
+    merge: bool = True,
+) -> MergeReport:
+    """Write the review queue to `path`, merging with the decisions already in it.
+
+    The file is CSV (RFC 4180, CRLF rows, LF inside cells), UTF-8 with a BOM, one header row,
+    written atomically (a temp file next to `path`, then a rename: a failed write leaves the
+    old file as it was). Every cell goes through `neutralise`; `read_queue` undoes it.
+
+    Columns, in order:
+
+    - ``id``: the item's stable id, e.g. ``folio-v2/validation/1014``; the merge key;
+    - ``dataset``, ``split``, ``story_id``: where the item comes from;
+    - ``reason``: why it needs review (reason codes from the Refine stage);
+    - ``nl_premises``: the NL premises, one per line;
+    - ``original_fol``: the dataset's FOL, premises one per line, then the conclusion;
+    - ``proposed_fol``: the proposed FOL in the same layout (empty when nothing was proposed);
+    - ``conclusion``, ``conclusion_fol``: the NL conclusion and its original FOL;
+    - ``gold_label``: the dataset's label (True / False / Uncertain);
+    - ``prover_labels``: each prover's label, ``name=label`` joined by ``;``;
+    - ``suggested_label``: the label the agents propose, if any;
+    - ``critique``: the agents' explanation;
+    - ``rounds``: how many critique/repair rounds ran;
+    - ``content_hash``: the item's content hash; a decision is tied to it;
+    - ``status``: ``open`` or ``decided`` (``decision`` is one of `DECISIONS`); recomputed;
+    - ``flag``: `FLAGS` joined by ``;`` (``changed_since_decision``, ``not_in_latest_run``,
+      ``invalid_decision``); a reviewer clears it after re-checking;
+    - ``decision``: one of ``accept_proposal``, ``keep_original``, ``edit``, ``relabel``,
+      ``skip``; ``final_label``, ``final_fol`` (``original_fol``'s layout): what ``edit`` /
+      ``relabel`` set; ``reviewer``, ``note``: free text. These five start empty.
+
+    Merge rules, per id, when the file exists and `merge` is true: a new id is added; a row
+    with a decision keeps it — unchanged if its content hash is the same, else with the new
+    content and flag ``changed_since_decision`` (never silently overwritten); a row without a
+    decision gets the new content, keeping anything a reviewer typed; a row missing from the
+    new run is kept with flag ``not_in_latest_run`` if a reviewer wrote in it, else dropped.
+
+    Parameters
+    ----------
+    path
+        The CSV to write (its folder is created).
+    rows
+        Rows with `COLUMNS` keys (missing ones are empty), e.g. from `queue_rows`.
+    merge
+        Merge with the existing file (default); if false, overwrite it.
+
+    Returns
+    -------
+    MergeReport
+        Row counts: added, kept_decisions, flagged_changed, refreshed, retained_missing,
+        dropped.
+
+    Raises
+    ------
+    ValueError
+        A row without an id, with an unknown column, or an id repeated (in `rows` or the file).
+    """
+    target = Path(path)
+    new_rows = _check_rows(rows)
+    if merge and target.exists():
+        merged, report = _merge(new_rows, _check_rows(read_queue(target)))
+    else:
+        merged = sorted(
+            (_finish(r, _flags(r["flag"])) for r in new_rows), key=lambda r: _id_key(r["id"])
+        )
+        report = MergeReport(added=len(merged))
+
+    def write(tmp: Path) -> None:
+        with tmp.open("w", encoding="utf-8-sig", newline="") as f:
+            out = csv.writer(f, lineterminator="\r\n")
+            out.writerow(COLUMNS)
+            for row in merged:
+                out.writerow([neutralise(row[c]) for c in COLUMNS])
+
+    atomic_write(target, write)
+    return report
+
+
+def read_queue(path: str | os.PathLike[str]) -> list[dict[str, str]]:
+    """Read a review queue back, as the rows `write_queue` wrote (plus the reviewers' input).
+
+    Accepts a file with or without a BOM, CRLF or LF line endings (also inside cells), and files
+    re-saved by pandas or a spreadsheet: columns may come in any order, missing ones read as
+    empty, unknown ones (e.g. a pandas index) are ignored, blank rows are skipped. Labels are
+    re-spelled canonically (``TRUE`` → ``True``), and a decision is lower-cased when that makes
+    it one of `DECISIONS` (spreadsheets capitalise first letters).
+
+    Parameters
+    ----------
+    path
+        The CSV file.
+
+    Returns
+    -------
+    list of dict
+        One dict per row with every column of `COLUMNS` (strings), in file order.
+
+    Raises
+    ------
+    ValueError
+        The file has no ``id`` column.
+    """
+    with Path(path).open(encoding="utf-8-sig", newline="") as f:
+        records = list(csv.reader(f))
+    if not records:
+        return []
+    # A second BOM or padding can survive some editors' re-saves; column names are ours anyway.
+    header = [h.replace("\ufeff", "").strip() for h in records[0]]
+    if "id" not in header:
+        raise ValueError(f"{path}: no 'id' column in header {header}")
+    where = {name: i for i, name in enumerate(header) if name in COLUMNS}
+    rows = []
+    for record in records[1:]:
+        if not any(cell.strip() for cell in record):
+            continue
+        row = {}
+        for column in COLUMNS:
+            i = where.get(column)
+            cell = record[i] if i is not None and i < len(record) else ""
+            row[column] = unneutralise(cell.replace("\r\n", "\n"))
+        for column in _LABEL_COLUMNS:
+            row[column] = _LABELS.get(row[column].strip().lower(), row[column])
+        if row["decision"].strip().lower() in DECISIONS:
+            row["decision"] = row["decision"].strip().lower()
+        rows.append(row)
+    return rows

@@ -1,0 +1,184 @@
+"""Great Expectations suites for the Refine stage's input and output, and their summaries.
+
+`validate_input(items)` checks the raw data before anything is proved: schema, label vocabulary,
+non-empty FOL, NL/FOL premise counts. `validate_output(outcomes)` checks what Refine wrote:
+statuses, unique ids, labels unchanged, FOL present where an item counts as verified or repaired.
+Both return a plain summary dict (name, success, statistics, failed expectations) that goes into
+the report; a failed expectation is a finding to report, not an exception.
+
+great_expectations is imported inside the functions: it costs seconds, and only the flow needs it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from refinery.datasets.records import Item
+
+_RAW_LABELS = ["True", "False", "Uncertain", "Unknown"]
+
+
+def input_frame(items: Iterable[Item]) -> pd.DataFrame:
+    """One row per item with the columns the input suite checks."""
+    return pd.DataFrame(
+        [
+            {
+                "id": it.id,
+                "story_id": it.story_id,
+                "raw_label": it.raw_label,
+                "premises": "\n".join(it.premises),
+                "premises_fol": "\n".join(it.premises_fol),
+                "conclusion": it.conclusion,
+                "conclusion_fol": it.conclusion_fol,
+                "n_premises": len(it.premises),
+                "n_premises_fol": len(it.premises_fol),
+            }
+            for it in items
+        ],
+        columns=[
+            "id",
+            "story_id",
+            "raw_label",
+            "premises",
+            "premises_fol",
+            "conclusion",
+            "conclusion_fol",
+            "n_premises",
+            "n_premises_fol",
+        ],
+    )
+
+
+def output_frame(outcomes: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per outcome with the columns the output suite checks."""
+    rows = []
+    for o in outcomes:
+        counted = o["status"] in ("verified", "repaired")
+        rows.append(
+            {
+                "id": o["id"],
+                "status": o["status"],
+                "label": o["label"],
+                "original_label": o["original_label"],
+                "suggested_label": o["suggested_label"],
+                "run_id": o.get("run_id", ""),
+                # verified/repaired items must carry FOL; review items may carry anything
+                "fol_present_if_counted": (not counted)
+                or (bool(o["refined_conclusion_fol"]) and bool(o["refined_premises_fol"])),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _input_expectations(gx: Any) -> list[Any]:
+    e = gx.expectations
+    required = [
+        "id",
+        "story_id",
+        "raw_label",
+        "premises",
+        "premises_fol",
+        "conclusion",
+        "conclusion_fol",
+    ]
+    return [
+        *[e.ExpectColumnToExist(column=c) for c in required],
+        e.ExpectColumnValuesToBeUnique(column="id"),
+        e.ExpectColumnValuesToBeInSet(column="raw_label", value_set=_RAW_LABELS),
+        e.ExpectColumnValuesToNotBeNull(column="conclusion_fol"),
+        e.ExpectColumnValueLengthsToBeBetween(column="premises_fol", min_value=1),
+        e.ExpectColumnValueLengthsToBeBetween(column="conclusion", min_value=1),
+        e.ExpectColumnPairValuesToBeEqual(column_A="n_premises", column_B="n_premises_fol"),
+    ]
+
+
+def _output_expectations(gx: Any) -> list[Any]:
+    e = gx.expectations
+    return [
+        e.ExpectColumnValuesToBeUnique(column="id"),
+        e.ExpectColumnValuesToBeInSet(
+            column="status", value_set=["verified", "repaired", "needs_review"]
+        ),
+        e.ExpectColumnPairValuesToBeEqual(column_A="label", column_B="original_label"),
+        e.ExpectColumnValuesToBeInSet(
+            column="suggested_label", value_set=["", "True", "False", "Uncertain"]
+        ),
+        e.ExpectColumnValuesToBeInSet(column="fol_present_if_counted", value_set=[True]),
+        e.ExpectColumnUniqueValueCountToBeBetween(column="run_id", min_value=1, max_value=1),
+    ]
+
+
+def run_suite(
+    frame: pd.DataFrame, name: str, expectations: Sequence[Any], gx: Any
+) -> dict[str, Any]:
+    """Validate `frame` against `expectations` in an ephemeral GX context; summarise the result."""
+    context = gx.get_context(mode="ephemeral")
+    _quiet_progress_bars(context)
+    source = context.data_sources.add_pandas(name=f"{name}_source")
+    asset = source.add_dataframe_asset(name=f"{name}_asset")
+    batch = asset.add_batch_definition_whole_dataframe(f"{name}_batch").get_batch(
+        batch_parameters={"dataframe": frame}
+    )
+    suite = context.suites.add(gx.ExpectationSuite(name=name))
+    for expectation in expectations:
+        suite.add_expectation(expectation)
+    result = batch.validate(suite)
+    failed = []
+    for r in result.results:
+        if not r.success:
+            config = r.expectation_config
+            details = r.result or {}
+            failed.append(
+                {
+                    "expectation": config.type,
+                    "kwargs": {k: v for k, v in config.kwargs.items() if k != "batch_id"},
+                    "unexpected_count": details.get("unexpected_count"),
+                    "examples": [
+                        str(x) for x in (details.get("partial_unexpected_list") or [])[:5]
+                    ],
+                }
+            )
+    stats = dict(result.statistics)
+    return {
+        "name": name,
+        "success": bool(result.success),
+        "rows": len(frame),
+        "evaluated": int(stats.get("evaluated_expectations", 0)),
+        "successful": int(stats.get("successful_expectations", 0)),
+        "failed": failed,
+    }
+
+
+def _quiet_progress_bars(context: Any) -> None:
+    """GX prints a progress bar per suite; in flow logs that is noise."""
+    try:
+        from great_expectations.data_context.types.base import ProgressBarsConfig
+
+        context.variables.progress_bars = ProgressBarsConfig(globally=False)
+    except (ImportError, AttributeError):  # older/newer GX: cosmetic only
+        pass
+
+
+def _gx() -> Any:
+    # GX would otherwise try to send usage statistics over the network
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+    os.environ.setdefault("TQDM_DISABLE", "1")  # GX's per-suite progress bars flood flow logs
+    import great_expectations as gx
+
+    return gx
+
+
+def validate_input(items: Iterable[Item]) -> dict[str, Any]:
+    """Run the input suite over the loaded items."""
+    gx = _gx()
+    return run_suite(input_frame(items), "refine_input", _input_expectations(gx), gx)
+
+
+def validate_output(outcomes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Run the output suite over the refine outcomes."""
+    gx = _gx()
+    return run_suite(output_frame(outcomes), "refine_output", _output_expectations(gx), gx)

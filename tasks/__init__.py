@@ -1,0 +1,1 @@
+"""Thin Prefect tasks: each wraps one core function and returns plain, serialisable values."""
