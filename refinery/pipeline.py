@@ -37,6 +37,7 @@ class RefineSettings(BaseModel):
     review_path: str | None = None  # default: review/<dataset>-<split>.csv
     agents: tuple[str, ...] = ("rules", "llm")
     max_rounds: int = Field(default=3, ge=1, le=10)
+    llm_rounds: int = Field(default=1, ge=0, le=10)
     provers: tuple[str, ...] = ("z3", "eprover")
     workers: int = Field(default_factory=config.default_workers, ge=1)
     budget_seconds: float = Field(default=config.DEFAULT_BUDGET_SECONDS, gt=0)
@@ -59,7 +60,12 @@ class RefineSettings(BaseModel):
         return self.model_copy(update={"endpoint": endpoint})
 
     def refine_config(self) -> RefineConfig:
-        return RefineConfig(agents=self.agents, max_rounds=self.max_rounds, llm=self.endpoint)
+        return RefineConfig(
+            agents=self.agents,
+            max_rounds=self.max_rounds,
+            llm_rounds=self.llm_rounds,
+            llm=self.endpoint,
+        )
 
 
 def load_checked(load: Callable[[str], LoadResult], source: str) -> LoadResult:
@@ -153,6 +159,7 @@ def write_run_report(
         "source": settings.source,
         "agents": ",".join(settings.agents),
         "max_rounds": settings.max_rounds,
+        "llm_rounds": settings.llm_rounds,
         "provers": ",".join(settings.provers),
         "llm": settings.endpoint.model if settings.endpoint else "",
     }

@@ -64,7 +64,8 @@ def _summarise(
     outcomes: Sequence[Mapping[str, object]], edits: Sequence[Mapping[str, object]]
 ) -> _Summary:
     statuses = Counter(_s(o.get("status")) for o in outcomes)
-    status_counts = {s: statuses.get(s, 0) for s in _ordered(statuses, STATUSES)}
+    order = _ordered(statuses, STATUSES)
+    status_counts = {s: statuses.get(s, 0) for s in order}
     reasons: Counter[tuple[str, str]] = Counter()
     for o in outcomes:
         status = _s(o.get("status"))
@@ -74,7 +75,7 @@ def _summarise(
             reasons.update((status, code) for code in codes or {NONE})
     reason_counts = sorted(
         ((s, r, n) for (s, r), n in reasons.items()),
-        key=lambda t: (_ordered(statuses, STATUSES).index(t[0]), -t[2], t[1]),
+        key=lambda t: (order.index(t[0]), -t[2], t[1]),
     )
     repaired = Counter(
         _s(o.get("repaired_by")) or NONE for o in outcomes if o.get("status") == "repaired"

@@ -67,3 +67,33 @@ def make_item(
         line=example_id,
         raw=json.dumps(row, ensure_ascii=False),
     )
+
+
+@dataclass
+class ScriptedLLM:
+    """An `LLMClient` that answers each purpose ("critique", "refine") from a script of JSON texts.
+
+    A script entry that is not valid for the reply model is returned as an error, exactly as the
+    real client does, so tests can feed malformed replies.
+    """
+
+    replies: dict[str, list[str]]
+    name: str = "llm:scripted"
+    calls: list[str] = field(default_factory=list)
+
+    def complete_json(
+        self, messages: list[dict[str, str]], reply_model: type, *, purpose: str
+    ) -> object:
+        from pydantic import ValidationError
+
+        from refinery.agents.llm import LLMResult
+
+        self.calls.append(purpose)
+        queue = self.replies.get(purpose) or [""]
+        raw = queue.pop(0) if len(queue) > 1 else queue[0]
+        try:
+            value = reply_model.model_validate_json(raw)  # type: ignore[attr-defined]
+            error = None
+        except ValidationError as err:
+            value, error = None, f"schema: {err.errors()[0]['msg']}" if raw else "empty reply"
+        return LLMResult(value, error, raw, 10, 5, False, 0.0, 1)

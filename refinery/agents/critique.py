@@ -10,11 +10,11 @@ never an automatic change.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from refinery.agents.models import Diagnosis, ErrorClass, Findings
+from refinery.agents.repairs import BOTH_OR_NEITHER
 from refinery.check import lint_item, parse_item
 from refinery.datasets.records import Item
 from refinery.labels import Label
@@ -34,10 +34,15 @@ _LINT_CLASS = {
     "vacuous_quantifier": (ErrorClass.SCOPE, 0.5),
     "count_mismatch": (ErrorClass.NL_MISMATCH, 0.8),
 }
-_BOTH_OR_NEITHER = re.compile(r"\bboth\b.*\bor\b.*\bneither\b|\bneither\b.*\bor\b.*\bboth\b", re.I)
 
 
-def findings_for(item: Item, row: Mapping[str, Any], *, story_fol: Sequence[str] = ()) -> Findings:
+def findings_for(
+    item: Item,
+    row: Mapping[str, Any],
+    *,
+    story_fol: Sequence[str] = (),
+    feedback: Sequence[str] = (),
+) -> Findings:
     """Assemble what the check stage knows about `item` (its check `row`) for the agents."""
     parsed = parse_item(item)
     fol = {f"premises[{i}]": text for i, text in enumerate(item.premises_fol)}
@@ -67,6 +72,7 @@ def findings_for(item: Item, row: Mapping[str, Any], *, story_fol: Sequence[str]
         agreed=Label(agreed) if agreed else None,
         models=models,
         story_fol=tuple(story_fol),
+        feedback=tuple(feedback),
     )
 
 
@@ -111,7 +117,7 @@ def rule_critique(findings: Findings, *, drift_positions: Sequence[str] = ()) ->
             )
         for where, text in findings.fol.items():
             sentence = findings.nl.get(where, "")
-            if "⊕" in text and _BOTH_OR_NEITHER.search(sentence):
+            if "⊕" in text and BOTH_OR_NEITHER.search(sentence):
                 out.append(
                     _diag(
                         where,

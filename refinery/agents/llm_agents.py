@@ -146,6 +146,9 @@ def render_findings(findings: Findings) -> str:
         verdicts = ", ".join(f"{prover}={label}" for prover, label in findings.labels.items())
         agreed = findings.agreed.value if findings.agreed is not None else "none"
         lines.append(f"provers: {verdicts}; agreed label: {agreed}")
+    if findings.feedback:
+        lines.append("Rejected earlier proposals (do not repeat them):")
+        lines += [f"- {_clip(text)}" for text in findings.feedback]
     return "\n".join(lines) or "none"
 
 

@@ -86,6 +86,8 @@ class Findings:
     models: dict[str, str] = field(default_factory=dict)
     #: FOL of the other items of the same story (position → text), for naming-drift evidence
     story_fol: tuple[str, ...] = ()
+    #: earlier proposals the gate rejected, and why — so a model can revise instead of repeating
+    feedback: tuple[str, ...] = ()
 
     def premise_positions(self) -> list[Where]:
         return [w for w in self.fol if w.startswith("premises[")]

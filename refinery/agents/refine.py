@@ -75,6 +75,9 @@ class RefineConfig:
     agents: tuple[str, ...] = ("rules",)
     max_rounds: int = 3
     max_candidates: int = 12  # candidates re-checked per round
+    #: rounds in which the LLM refiner is asked (its calls are the expensive part: the embedded
+    #: 135M model takes seconds per call; raise this for a capable endpoint)
+    llm_rounds: int = 1
     llm: LLMEndpoint | None = None
 
     def __post_init__(self) -> None:
@@ -108,22 +111,35 @@ def refine_item(
     best = _State(item, row)
     accepted: _State | None = None
     category = row["category"]
+    llm_on = "llm" in config.agents and client is not None
     if category != "verified" and category not in _NOT_REPAIRABLE:
-        seen_fol: set[tuple[str, ...]] = set()
+        seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+        feedback: list[str] = []
+        llm_diagnoses: list[Diagnosis] | None = None  # the LLM critique runs once per item
+        llm_asked = 0
         for number in range(1, config.max_rounds + 1):
-            findings = findings_for(best.item, best.row, story_fol=story_fol)
-            key = tuple(findings.fol.values())
-            if key in seen_fol:  # nothing changed since the last round: it would repeat itself
+            findings = findings_for(best.item, best.row, story_fol=story_fol, feedback=feedback)
+            key = (tuple(findings.fol.values()), tuple(feedback))
+            if key in seen:  # nothing changed since the last round: it would repeat itself
                 break
-            seen_fol.add(key)
-            record, accepted, progress = _round(number, findings, best, checker, config, client)
+            seen.add(key)
+            use_llm = client if llm_on and llm_asked < config.llm_rounds else None
+            record, accepted, progress = _round(
+                number, findings, best, checker, config, use_llm, llm_diagnoses
+            )
+            llm_asked += 1 if record["llm_calls"] else 0
+            if "llm_diagnoses" in record:  # asked this round (even if it found nothing)
+                llm_diagnoses = [Diagnosis.model_validate(d) for d in record["llm_diagnoses"]]
             rounds.append(record)
             diagnoses_seen += [Diagnosis.model_validate(d) for d in record["diagnoses"]]
             if accepted is not None:
                 break
-            if progress is None:
+            # a model may revise given what the gate rejected; deterministic rules would not
+            feedback += _rejections(record, llm_only=True)
+            if progress is not None:
+                best = progress
+            elif not (llm_on and llm_asked < config.llm_rounds):
                 break
-            best = progress
     final = accepted or best
     return _outcome(
         item,
@@ -143,6 +159,7 @@ def _round(
     checker: Checker,
     config: RefineConfig,
     client: Any,
+    llm_diagnoses: list[Diagnosis] | None = None,
 ) -> tuple[dict[str, Any], _State | None, _State | None]:
     proposals = propose_repairs(findings)
     drift = sorted({e.where for rule, cand in proposals if rule == "unify_names" for e in cand})
@@ -153,8 +170,10 @@ def _round(
     if accepted is None and "llm" in config.agents and client is not None:
         from refinery.agents.llm_agents import llm_critique, llm_refine
 
-        llm_diagnoses, call = llm_critique(findings, client)
-        record["llm_calls"].append(dataclasses.asdict(call))
+        if llm_diagnoses is None:
+            llm_diagnoses, call = llm_critique(findings, client)
+            record["llm_calls"].append(dataclasses.asdict(call))
+            record["llm_diagnoses"] = [d.model_dump(mode="json") for d in llm_diagnoses]
         diagnoses += llm_diagnoses
         edits, call = llm_refine(findings, diagnoses, client)
         record["llm_calls"].append(dataclasses.asdict(call))
@@ -170,6 +189,20 @@ def _round(
         progress = progress if _better(progress, llm_progress) else llm_progress
     record["diagnoses"] = [d.model_dump(mode="json") for d in diagnoses]
     return record, accepted, progress
+
+
+def _rejections(record: dict[str, Any], *, llm_only: bool) -> list[str]:
+    """One line per rejected candidate of a round: what it changed and what the re-check said."""
+    out = []
+    for c in record["candidates"]:
+        if c.get("accepted") or (llm_only and not str(c["source"]).startswith("llm:")):
+            continue
+        change = "; ".join(f"{e['where']} → {e['after']}" for e in c["edits"])
+        result = c.get("why", "rejected")
+        if c.get("label"):
+            result += f" (provers derive {c['label']})"
+        out.append(f"{change}: {result}")
+    return out
 
 
 def _better(a: _State | None, b: _State | None) -> bool:

@@ -18,6 +18,8 @@ Rules, in the order `RULES` tries them (each proposes at most `MAX_CANDIDATES`):
   the one constant its argument slot takes elsewhere in the item.
 - `unify_names`: rewrite the minority spelling of a name spelled two ways (case, plural, one
   typo) to the majority spelling, in every formula of the item.
+- `both_or_neither_iff`: ⊕ → ↔ in a two-atom formula whose sentence says "either both … or
+  neither".
 
 Syntax repairs for several broken formulas are also proposed together (`_joint`): the gate
 accepts an item only when all its formulas parse.
@@ -1347,6 +1349,43 @@ def close_free_variables(findings: Findings) -> list[Candidate]:
     return _joint(_free_edits(findings))
 
 
+# -- wrong connective ---------------------------------------------------------------------------
+
+#: "either both … or neither" (in either order): the sentence asks for ↔, not ⊕.
+BOTH_OR_NEITHER = re.compile(r"\bboth\b.*\bor\b.*\bneither\b|\bneither\b.*\bor\b.*\bboth\b", re.I)
+
+
+def both_or_neither_iff(findings: Findings) -> list[Candidate]:
+    """Replace a lone ⊕ by ↔ where the sentence says "either both … or neither".
+
+    ⊕ means "exactly one", the opposite of "both or neither"; formulas that already spell the
+    two cases out (`(A ∧ B) ⊕ ¬(A ∨ B)`, a correct encoding) are left alone: only a formula
+    with a single ⊕ between two atoms is touched.
+
+    >>> f = Findings("i", "s", {"premises[0]": "Sing(sam) ⊕ Dance(sam)", "conclusion": "Dance(sam)"},
+    ...              {"premises[0]": "Sam either both sings and dances, or neither."}, None)
+    >>> [c[0].after for c in both_or_neither_iff(f)]
+    ['Sing(sam) ↔ Dance(sam)']
+    """
+    out: list[Candidate] = []
+    for where, text in findings.fol.items():
+        if text.count("⊕") != 1 or not BOTH_OR_NEITHER.search(findings.nl.get(where, "")):
+            continue
+        formula = parses(text)
+        xors = (
+            [n for n in subformulas(formula) if isinstance(n, Xor)] if formula is not None else []
+        )
+        if len(xors) != 1 or not all(
+            isinstance(side, Pred) for side in (xors[0].left, xors[0].right)
+        ):
+            continue
+        after = text.replace("⊕", "↔")
+        if parses(after) is not None:
+            why = "the sentence says 'both or neither' (↔), the formula says 'exactly one' (⊕)"
+            out.append((_edit(where, text, after, "both_or_neither_iff", why),))
+    return out[:MAX_CANDIDATES]
+
+
 # -- the rule table and the entry points ------------------------------------------------------
 
 RULES: tuple[Rule, ...] = (
@@ -1355,6 +1394,7 @@ RULES: tuple[Rule, ...] = (
     Rule("harmonize_arity", ErrorClass.ARITY_CONFLICT, harmonize_arity),
     Rule("close_free_variables", ErrorClass.FREE_VARIABLE, close_free_variables),
     Rule("unify_names", ErrorClass.NAMING_DRIFT, unify_names),
+    Rule("both_or_neither_iff", ErrorClass.WRONG_CONNECTIVE, both_or_neither_iff),
 )
 _CLASS_OF = {rule.name: rule.error_class for rule in RULES}
 _SYNTAX_RULES = ("balance_parentheses", "fix_token_typos")
