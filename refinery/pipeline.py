@@ -53,6 +53,9 @@ class RefineSettings(BaseModel):
     def cache_path(self) -> Path | None:
         return Path(self.state_dir) / "cache" / "verdicts.sqlite" if self.use_cache else None
 
+    def outcome_cache_path(self) -> Path | None:
+        return Path(self.state_dir) / "cache" / "outcomes.sqlite" if self.use_cache else None
+
     def llm_cache_path(self) -> Path | None:
         return Path(self.state_dir) / "cache" / "llm.sqlite" if self.use_cache else None
 
@@ -101,6 +104,7 @@ def repair(
         config=settings.refine_config(),
         workers=settings.workers,
         cache_path=settings.cache_path(),
+        outcome_cache=settings.outcome_cache_path(),
     )
     return [{**o, "run_id": settings.run_id} for o in outcomes]
 

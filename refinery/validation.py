@@ -91,6 +91,7 @@ def _input_expectations(gx: Any) -> list[Any]:
         e.ExpectColumnValuesToBeInSet(column="raw_label", value_set=_RAW_LABELS),
         e.ExpectColumnValuesToNotBeNull(column="conclusion_fol"),
         e.ExpectColumnValueLengthsToBeBetween(column="premises_fol", min_value=1),
+        e.ExpectColumnValueLengthsToBeBetween(column="conclusion_fol", min_value=1),
         e.ExpectColumnValueLengthsToBeBetween(column="conclusion", min_value=1),
         e.ExpectColumnPairValuesToBeEqual(column_A="n_premises", column_B="n_premises_fol"),
     ]
@@ -146,9 +147,12 @@ def run_suite(
     return {
         "name": name,
         "success": bool(result.success),
-        "rows": len(frame),
-        "evaluated": int(stats.get("evaluated_expectations", 0)),
-        "successful": int(stats.get("successful_expectations", 0)),
+        "statistics": {
+            "suite": name,
+            "rows": len(frame),
+            "evaluated_expectations": int(stats.get("evaluated_expectations", 0)),
+            "successful_expectations": int(stats.get("successful_expectations", 0)),
+        },
         "failed": failed,
     }
 

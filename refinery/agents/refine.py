@@ -16,10 +16,13 @@ candidates and verdicts are kept as the item's audit trail.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import lru_cache
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ from refinery.check import Checker, ProverFactory, group_stories
 from refinery.datasets.records import Item
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget
+from refinery.store import JsonStore
 
 STATUSES = ("verified", "repaired", "needs_review")
 
@@ -355,9 +359,62 @@ def _outcome(
     }
 
 
+# -- outcome cache ----------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """A hash of the code that decides outcomes (agents, prompts, check, logic).
+
+    Part of every outcome-cache key, so editing a rule or a prompt invalidates cached outcomes.
+    """
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for folder in ("agents", "logic", "prove"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in {".py", ".lark", ".md"}:
+                digest.update(path.relative_to(root).as_posix().encode())
+                digest.update(path.read_bytes())
+    digest.update((root / "check.py").read_bytes())
+    return digest.hexdigest()
+
+
+def outcome_key(
+    item: Item,
+    story_fol: Sequence[str],
+    config: RefineConfig,
+    provers: Sequence[str],
+    budget: Budget,
+) -> str:
+    """Everything an item's outcome depends on: its content, its story's FOL, the run options."""
+    payload = {
+        "code": code_version(),
+        "id": item.id,
+        "content": item.content_hash,
+        "story": sorted(story_fol),
+        "agents": list(config.agents),
+        "rounds": [config.max_rounds, config.llm_rounds, config.max_candidates],
+        "llm": config.llm.model if config.llm and "llm" in config.agents else None,
+        "provers": list(provers),
+        "budget": [budget.seconds, budget.rlimit],
+    }
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
+
+
 # -- parallel driver ------------------------------------------------------------------------------
 
-_WORKER: tuple[Checker, RefineConfig, Any] | None = None
+
+@dataclass
+class _Worker:
+    checker: Checker
+    config: RefineConfig
+    client: Any
+    provers: tuple[str, ...]
+    budget: Budget
+    outcomes: JsonStore
+
+
+_WORKER: _Worker | None = None
 
 
 def _init_worker(
@@ -366,6 +423,7 @@ def _init_worker(
     budget: Budget,
     cache_path: Path | None,
     config: RefineConfig,
+    outcome_cache: Path | None = None,
 ) -> None:
     global _WORKER
     client = None
@@ -379,21 +437,40 @@ def _init_worker(
             timeout=config.llm.timeout,
             cache_path=config.llm.cache_path,
         )
-    _WORKER = (Checker(factory(names), budget, VerdictCache(cache_path)), config, client)
+    checker = Checker(factory(names), budget, VerdictCache(cache_path))
+    _WORKER = _Worker(
+        checker, config, client, tuple(names), budget, JsonStore(outcome_cache, "outcomes")
+    )
+
+
+def _story_fol(pairs: Sequence[tuple[Item, dict[str, Any]]]) -> list[str]:
+    """Every distinct FOL text of a story: the evidence naming-drift repairs compare against."""
+    return list(
+        dict.fromkeys(
+            t for item, _ in pairs for t in (*item.premises_fol, item.conclusion_fol or "")
+        )
+    )
 
 
 def _run_story(pairs: Sequence[tuple[Item, dict[str, Any]]]) -> list[dict[str, Any]]:
     assert _WORKER is not None, "worker not initialised"
-    checker, config, client = _WORKER
+    w = _WORKER
     story_fol = list(
         dict.fromkeys(
             t for item, _ in pairs for t in (*item.premises_fol, item.conclusion_fol or "")
         )
     )
-    return [
-        refine_item(item, row, checker=checker, config=config, story_fol=story_fol, client=client)
-        for item, row in pairs
-    ]
+    out = []
+    for item, row in pairs:
+        key = outcome_key(item, story_fol, w.config, w.provers, w.budget)
+        outcome = w.outcomes.get(key)
+        if outcome is None:
+            outcome = refine_item(
+                item, row, checker=w.checker, config=w.config, story_fol=story_fol, client=w.client
+            )
+            w.outcomes.put(key, outcome)
+        out.append(outcome)
+    return out
 
 
 def refine_items(
@@ -406,19 +483,40 @@ def refine_items(
     config: RefineConfig,
     workers: int = 1,
     cache_path: Path | None = None,
+    outcome_cache: Path | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Refine every item given its check row; outcomes come back in input order.
 
     Stories are the unit of work (their formulas are the evidence for naming drift); provers
     and the LLM client are built inside each worker, the verdict and LLM caches are shared files.
+    With `outcome_cache`, an item whose content, story, options and deciding code are unchanged
+    since a previous run gets its stored outcome without re-running the loop.
     """
     by_id = {r["id"]: r for r in rows}
     stories = [[(it, by_id[it.id]) for it in story] for story in group_stories(items)]
     VerdictCache(cache_path).prepare()
+    store = JsonStore(outcome_cache, "outcomes")
+    store.prepare()
     out: list[dict[str, Any]] = []
-    initargs = (prover_factory, tuple(prover_names), budget, cache_path, config)
-    if workers <= 1:
+    # answer unchanged stories from the outcome cache here: no worker, no prover, no model
+    pending = []
+    for story in stories:
+        story_fol = _story_fol(story)
+        keys = [outcome_key(it, story_fol, config, prover_names, budget) for it, _ in story]
+        found = [store.get(k) for k in keys]
+        if all(o is not None for o in found):
+            out += [o for o in found if o is not None]
+            if on_progress:
+                on_progress(len(story))
+        else:
+            pending.append(story)
+    store.close()
+    stories = pending
+    initargs = (prover_factory, tuple(prover_names), budget, cache_path, config, outcome_cache)
+    if not stories:
+        pass
+    elif workers <= 1:
         _init_worker(*initargs)
         for story in stories:
             out += _run_story(story)

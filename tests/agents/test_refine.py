@@ -172,3 +172,58 @@ def test_refine_items_keeps_order_and_runs_in_workers() -> None:
     )
     assert [o["id"] for o in outcomes] == [it.id for it in items]
     assert [o["status"] for o in outcomes] == ["repaired", "verified", "needs_review"]
+
+
+_CALLS: list[object] = []
+
+
+def _counting_factory(names: object) -> list[object]:
+    provers = build_provers(PROVERS)
+    for prover in provers:
+        original = prover.check
+
+        def check(problem: object, budget: object, _original: object = original) -> object:
+            _CALLS.append(problem)
+            return _original(problem, budget)  # type: ignore[operator]
+
+        prover.check = check  # type: ignore[method-assign]
+        if hasattr(prover, "check_many"):
+            many = prover.check_many
+
+            def check_many(
+                axioms: object, goals: list[object], budget: object, _many: object = many
+            ) -> object:
+                _CALLS.extend(goals)
+                return _many(axioms, goals, budget)  # type: ignore[operator]
+
+            prover.check_many = check_many  # type: ignore[attr-defined]
+    return provers
+
+
+def test_outcome_cache_skips_the_loop_on_unchanged_items(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from refinery.check import check_items
+
+    items = [make_item(1, ["∀x (Dog(x) → Animal(x)", "Dog(rex)"], "Animal(rex)", "True")]
+    rows = check_items(
+        items, prover_factory=build_provers, prover_names=PROVERS, budget=Budget(), workers=1
+    )
+    store = Path(str(tmp_path)) / "outcomes.sqlite"
+    common = {
+        "prover_factory": _counting_factory,
+        "prover_names": PROVERS,
+        "budget": Budget(),
+        "config": RefineConfig(),
+        "workers": 1,
+        "outcome_cache": store,
+    }
+    _CALLS.clear()
+    first = refine_items(items, rows, **common)  # type: ignore[arg-type]
+    assert _CALLS, "the first run re-checks candidates"
+    _CALLS.clear()
+    second = refine_items(items, rows, **common)  # type: ignore[arg-type]
+    assert _CALLS == [] and second == first
+    # a changed option is a different key: the loop runs again
+    refine_items(items, rows, **{**common, "config": RefineConfig(max_rounds=2)})  # type: ignore[arg-type]
+    assert _CALLS

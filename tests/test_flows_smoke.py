@@ -1,0 +1,81 @@
+"""The refine flow end to end under Prefect's test harness, on the shipped sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from refinery.pipeline import RefineSettings
+from refinery.review import read_queue
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    import os
+
+    os.environ.setdefault("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect")))
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness():
+        yield
+
+
+def test_refine_flow_on_the_sample(harness: None, tmp_path: Path) -> None:
+    from flows.refine import refine_flow
+
+    settings = RefineSettings(
+        source=str(SAMPLE),
+        out_dir=str(tmp_path / "run"),
+        review_path=str(tmp_path / "review.csv"),
+        agents=("rules",),
+        workers=2,
+        state_dir=str(tmp_path / "state"),
+    )
+    summary = refine_flow(settings)
+    assert summary["counts"] == {"verified": 6, "repaired": 6, "needs_review": 4}
+
+    refined = pd.read_parquet(tmp_path / "run" / "refined.parquet")
+    jsonl = [
+        json.loads(line)
+        for line in (tmp_path / "run" / "refined.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert list(refined["id"]) == [r["id"] for r in jsonl] and len(jsonl) == 16
+    by_example = refined.set_index("example_id")
+    # labels never change; repairs name the rule that made them
+    assert (refined["label"] == refined["original_label"]).all()
+    assert (
+        by_example.loc[501, "status"] == "repaired"
+        and by_example.loc[501, "repaired_by"] == "balance_parentheses"
+    )
+    assert by_example.loc[501, "premises-FOL"].splitlines()[0].endswith("PracticeDaily(x))")
+    assert by_example.loc[501, "original_premises_fol"].splitlines()[0].endswith("PracticeDaily(x)")
+    assert by_example.loc[701, "repaired_by"] == "unify_names"
+    assert by_example.loc[1001, "repaired_by"] == "both_or_neither_iff"
+    assert (
+        by_example.loc[203, "status"] == "needs_review"
+        and by_example.loc[203, "suggested_label"] == "False"
+    )
+    assert set(refined["run_id"]) == {settings.run_id}
+
+    queue = read_queue(tmp_path / "review.csv")
+    assert {row["id"].rsplit("/", 1)[1] for row in queue} == {"203", "301", "901", "1101"}
+    assert all(row["decision"] == "" for row in queue)
+
+    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    assert "| verified | 6 |" in report and "| repaired | 6 |" in report
+    # both Great Expectations validations are in the report, with their statistics
+    assert "### input: passed" in report and "### output: passed" in report
+    assert "refine_input" in report and "refine_output" in report
+    for png in ("confusion.png", "error_classes.png"):
+        assert (tmp_path / "run" / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    audit = [
+        json.loads(line)
+        for line in (tmp_path / "run" / "audit.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert len(audit) == 16 and all("trail" in a for a in audit)
