@@ -32,8 +32,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_faithfulness.py
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check refinery vampire tests benchmarks
-	$(VENV)/bin/ruff format --check refinery vampire tests benchmarks
+	$(VENV)/bin/ruff check refinery vampire flows tasks tests benchmarks
+	$(VENV)/bin/ruff format --check refinery vampire flows tasks tests benchmarks
 	$(VENV)/bin/mypy
 
 clean:

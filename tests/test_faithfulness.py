@@ -7,7 +7,14 @@ import random
 import pytest
 
 from refinery.faithfulness import (
-    CORRUPTIONS, add_paren, change_arity, constant_case, corrupt, drop_paren, equivalent, free_variable,
+    CORRUPTIONS,
+    add_paren,
+    change_arity,
+    constant_case,
+    corrupt,
+    drop_paren,
+    equivalent,
+    free_variable,
     rename_predicate,
 )  # fmt: skip
 from refinery.logic.parse import Parsed, try_parse

@@ -19,7 +19,7 @@ import dataclasses
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -536,7 +536,7 @@ def refine_items(
     return out
 
 
-def outcome_counts(outcomes: Iterable[dict[str, Any]]) -> dict[str, int]:
+def outcome_counts(outcomes: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """Items per status, every status present."""
     counts = dict.fromkeys(STATUSES, 0)
     for o in outcomes:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -289,6 +290,154 @@ def _item_texts(findings: Findings) -> list[str]:
     return list(dict.fromkeys([*findings.fol.values(), *findings.story_fol]))
 
 
+# -- the sentences' words: evidence for how a name is spelled ---------------------------------
+
+#: A name's camel-case words (`USInvention` → US, Invention; `year2013Final` → year, 2013, Final).
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+#
+# FOLIO builds names by camel-casing the English words of the sentence ("Ann J. Land ran for the
+# City Council" → `ann`, `cityCouncil`; "a district in Guilin" → `DistrictIn`, `guilin`). So the
+# words of an item's sentences say where a name's words begin (and so where its capitals go),
+# where a predicate glued to its argument ends, and whether a constant belongs in a sentence.
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """The words of some sentences: lowercased, accents stripped; all-capital ones kept apart."""
+
+    words: frozenset[str] = frozenset()
+    acronyms: frozenset[str] = frozenset()  # "LG34", "DI": their letters' case says nothing
+
+    @classmethod
+    def of(cls, *sentences: str) -> Words:
+        """The words of `sentences`.
+
+        >>> w = Words.of("Sūduva plays LG34's team.")
+        >>> sorted(w.words), sorted(w.acronyms)
+        (['lg34', 'plays', 's', 'suduva', 'team'], ['lg34'])
+        """
+        tokens = [t for s in sentences for t in re.findall(r"[^\W_]+", _plain(s))]
+        acronyms = {t.lower() for t in tokens if len(t) > 1 and t.isupper()}
+        return cls(frozenset(t.lower() for t in tokens), frozenset(acronyms))
+
+    def known(self, word: str) -> bool:
+        """Whether `word` (any case) is one of the words, allowing a plural either way.
+
+        Words of one or two letters must match exactly.
+
+        >>> w = Words.of("Cats feud with the ladies.")
+        >>> w.known("Cat"), w.known("feuds"), w.known("lady"), w.known("dog")
+        (True, True, True, False)
+        """
+        w = word.lower()
+        if len(w) < 3:  # `a` is not the singular of `as`
+            return w in self.words
+        forms = {w, w + "s", w + "es"}
+        if w.endswith("s"):
+            forms.add(w[:-1])
+        if w.endswith("es"):
+            forms.add(w[:-2])
+        if w.endswith("y"):
+            forms.add(w[:-1] + "ies")
+        if w.endswith("ies"):
+            forms.add(w[:-3] + "y")
+        return not forms.isdisjoint(self.words)
+
+    def segment(self, text: str) -> list[tuple[int, int, bool]]:
+        """Split lowercase `text` into the sentences' words (two letters or more) and digit runs.
+
+        Returns `(start, end, known)` pieces covering `text`: the segmentation that covers the
+        most characters with known pieces, then the one with the fewest pieces; characters no
+        word covers are single unknown pieces.
+
+        >>> Words.of("Ann is in the city council").segment("anncitycouncil2")
+        [(0, 3, True), (3, 7, True), (7, 14, True), (14, 15, True)]
+        >>> Words.of("Ann").segment("xann")
+        [(0, 1, False), (1, 4, True)]
+        """
+        n = len(text)
+        # best[i]: (covered characters, -pieces) for text[:i], and the last piece
+        best: list[tuple[tuple[int, int], tuple[int, int, bool]] | None] = [None] * (n + 1)
+        best[0] = ((0, 0), (0, 0, False))
+        for i in range(n):
+            entry = best[i]
+            if entry is None:
+                continue
+            (covered, pieces), _ = entry
+            steps = [(i + 1, text[i].isdigit())]
+            steps += [(j, True) for j in range(i + 2, n + 1) if self._piece(text[i:j])]
+            for j, known in steps:
+                score = (covered + (j - i if known else 0), pieces - 1)
+                current = best[j]
+                if current is None or score > current[0]:
+                    best[j] = (score, (i, j, known))
+        out: list[tuple[int, int, bool]] = []
+        j = n
+        while j > 0:
+            entry = best[j]
+            assert entry is not None
+            out.append(entry[1])
+            j = entry[1][0]
+        return out[::-1]
+
+    def _piece(self, piece: str) -> bool:
+        return piece.isdigit() or (piece.isalnum() and self.known(piece))
+
+    def spells(self, text: str) -> bool:
+        """Whether lowercase `text` is entirely made of the sentences' words (and numbers).
+
+        >>> w = Words.of("Luis's dinner party")
+        >>> w.spells("luisparty"), w.spells("sparty"), w.spells("dinner2")
+        (True, False, True)
+        """
+        return bool(text) and all(known for _, _, known in self.segment(text))
+
+    def uncovered(self, name: str) -> int:
+        """How many letters of `name` no word of the sentences covers (a misspelling leaves some).
+
+        Each camel-case word of the name counts whole or not at all.
+
+        >>> w = Words.of("Nothing has the Sun as its star; the students.")
+        >>> w.uncovered("SunAs"), w.uncovered("SunA"), w.uncovered("Studen"), w.uncovered("Student")
+        (0, 1, 6, 0)
+        """
+        return sum(len(w) for w in _CAMEL.findall(name) if not w.isdigit() and not self.known(w))
+
+    def case_errors(self, name: str) -> int:
+        """Capitals of `name` that do not fall on the words' boundaries, and boundaries without one.
+
+        Only positions inside (or at the start of) a word of the sentences are judged; the
+        name's first letter is left to the case convention, and acronyms ("LG34") to nobody.
+
+        >>> w = Words.of("Ann won the 2013 final.")
+        >>> [w.case_errors(n) for n in ("ann", "aNn", "year2013Final", "year2013final")]
+        [0, 1, 0, 1]
+        """
+        alnum = [(i, ch) for i, ch in enumerate(name) if ch.isalnum()]
+        plain = "".join(ch for _, ch in alnum)
+        errors = 0
+        for start, end, known in self.segment(plain.lower()):
+            piece = plain[start:end]
+            if not known or piece.isdigit() or piece.lower() in self.acronyms:
+                continue
+            for k in range(start, end):
+                if k == 0 or not plain[k].isalpha():
+                    continue
+                errors += plain[k].isupper() != (k == start)
+        return errors
+
+
+def _plain(text: str) -> str:
+    """`text` without accents (Sūduva → Suduva)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _sentence(findings: Findings, where: Where) -> Words:
+    """The words of the sentence `where` formalises (none when the item has no such sentence)."""
+    return Words.of(findings.nl[where]) if findings.nl.get(where) else Words()
+
+
 # -- 1. balance_parentheses -------------------------------------------------------------------
 
 
@@ -406,7 +555,9 @@ def _close_options(text: str, p: int, err: int) -> list[Option]:
     at_error = max((q for q in points if q <= err), default=-1)
     out: list[Option] = []
     for q in points:
-        if q == end:
+        if _closes_inequality(text, q):
+            cost = -0.2  # `¬(a=b)`, FOLIO's a≠b, is the likeliest group to have lost its ')'
+        elif q == end:
             cost = 0.0  # a formula's closers pile up at its end, where one is easily lost
         elif q == at_error:
             cost = 0.5  # the parser stopped right after this: a ')' lets it go on
@@ -420,11 +571,15 @@ def _close_options(text: str, p: int, err: int) -> list[Option]:
         if ch == "(" and q >= p and (_grouping(text, q) or not _is_name_char(text[q + 1 : q + 2])):
             doubled = text[q + 1 : q + 2] == "(" or text[q - 1 : q] == "("
             cost = (0.75 if doubled else 1.0) + _NEAR * abs(err - q) / n
+            if _doubled_inequality(text, q):
+                cost = -0.2  # `¬((a=b)`: one '(' too many around FOLIO's a≠b
             out.append((cost, (q, q + 1, "")))
     return out
 
 
-def _open_options(text: str, p: int, err: int, vocabulary: frozenset[str]) -> list[Option]:
+def _open_options(
+    text: str, p: int, err: int, vocabulary: frozenset[str], words: Words
+) -> list[Option]:
     """Ways to balance the ')' at `p` that closes nothing, with a cost."""
     n = max(len(text), 1)
     start = len(text) - len(text.lstrip())
@@ -438,7 +593,7 @@ def _open_options(text: str, p: int, err: int, vocabulary: frozenset[str]) -> li
             out.append((cost, (q, q + 1, "")))
     # where a lost '(' stood says the grouping, not the distance to the error (always at `p`)
     out += [(_open_cost(text, q, p, start), (q, q, "(")) for q in open_points(text) if q < p]
-    out += _split_options(text, p, vocabulary)
+    out += _split_options(text, p, vocabulary, words)
     return out
 
 
@@ -451,8 +606,9 @@ def _open_cost(text: str, q: int, p: int, start: int) -> float:
     before = text[start:q].rstrip()
     if before.endswith(("¬", "~", "!")):
         # `¬(A ∧ B)` is FOLIO's idiom; a group that itself holds a ¬ (`¬A ∧ ¬B)`) is more
-        # likely a stray ')' after a conjunction of negations
-        return -0.1 if not any(c in group for c in "¬~!") else 0.9
+        # likely a stray ')' after a conjunction of negations, and one holding a rule (`¬A → B)`)
+        # a stray ')' after the rule's conclusion
+        return -0.1 if not any(c in group for c in "¬~!→↔") else 0.9
     if q == start:
         return 0.75
     if before.endswith(tuple(_BINARY)) or before.endswith(("&", "|", "->", "<->")):
@@ -463,24 +619,22 @@ def _open_cost(text: str, q: int, p: int, start: int) -> float:
 _NAME = re.compile(r"[\w+]+(?:[-.'’]\w+)*")
 
 
-def _split_options(text: str, p: int, vocabulary: frozenset[str]) -> list[Option]:
+def _split_options(text: str, p: int, vocabulary: frozenset[str], words: Words) -> list[Option]:
     """A lost argument-list '(' glues a predicate to its first argument: `Dogx)` for `Dog(x)`.
 
-    Split a name that runs into ',' or ')' where its tail is a known term (a quantified
-    variable or a known constant) and its head a known predicate or at least capitalised.
+    Only a name outside any argument list that runs into ',' or ')' is split (FOLIO has no
+    propositional atoms: such a name is a predicate with its argument list's '(' lost). Evidence,
+    strongest first: the tail is a known term (a quantified variable or a name of the item) and
+    the head a known predicate or at least capitalised; else the sentence's words (see
+    `_sentence_split`). Without evidence nothing is split: a guessed split invents a predicate.
     """
     bound = set(re.findall(r"[∀∃]\s*([\w']+)", text))
     args = set(re.findall(r"[(,]\s*([\w'’.+-]+)\s*(?=[,)])", text))
     predicates = set(re.findall(r"([\w'’.+-]+)\s*\(", text))
     out: list[Option] = []
-    for m in _NAME.finditer(text[:p]):
-        before = text[: m.start()].rstrip()
-        in_arguments = before.endswith(",") or (
-            before.endswith("(") and not _grouping(text, len(before) - 1)
-        )
-        if in_arguments or not re.match(r"\s*[,)]", text[m.end() :]):
-            continue
+    for m in _formula_level_names(text[: p + 1]):
         name = m.group()
+        options: list[Option] = []
         for k in range(1, len(name)):
             head, tail = name[:k], name[k:]
             if not (tail in bound or tail in vocabulary or (tail in args and tail != name)):
@@ -492,8 +646,125 @@ def _split_options(text: str, p: int, vocabulary: frozenset[str]) -> list[Option
                 cost = 0.0
             else:
                 continue
-            out.append((cost, (m.start() + k, m.start() + k, "(")))
+            options.append((cost, (m.start() + k, m.start() + k, "(")))
+        if not options:
+            k = _sentence_split(name, words)
+            options = [] if k is None else [(0.0, (m.start() + k, m.start() + k, "("))]
+        out += options
     return out
+
+
+def _formula_level_names(text: str) -> Iterator[re.Match[str]]:
+    """Names outside any argument list that run into ',' or ')': glued to their argument.
+
+    >>> [m.group() for m in _formula_level_names("¬DistrictInyangshuo, guilin) ∧ P(a, b)")]
+    ['DistrictInyangshuo']
+    >>> [m.group() for m in _formula_level_names("∀x (Dogx) → Animal(x))")]
+    ['Dogx']
+    """
+    for m in _NAME.finditer(text):
+        before = text[: m.start()].rstrip()
+        in_arguments = before.endswith((",", "=")) or (
+            before.endswith("(") and not _grouping(text, len(before) - 1)
+        )
+        if not in_arguments and re.match(r"\s*[,)]", text[m.end() :]):
+            yield m
+
+
+def _sentence_split(name: str, words: Words) -> int | None:
+    """Where the sentence's words say a glued `name` splits into a predicate and a constant.
+
+    The constant (lowerCamel) starts with a lowercase word the predicate's last word absorbed:
+    `DistrictInyangshuo` is `DistrictIn` + `yangshuo`. A split qualifies when the constant's
+    first word run is spelled entirely with the sentence's words; of those, the one whose glued
+    camel word the words cover most (the predicate's last word counting when it is a word of
+    the sentence too) wins — a tie splits nothing.
+
+    >>> _sentence_split("DistrictInyangshuo", Words.of("Yangshuo is not a district in Guilin."))
+    10
+    >>> w = Words.of("Luis's dinner party is the first ever dinner party that Allison attended.")
+    >>> _sentence_split("FirstDinnerPartyForluisparty", w)  # `for`|`luisparty` beats `forluis`|`party`
+    19
+    >>> _sentence_split("Producesparamount", Words.of("It was made.")) is None
+    True
+    """
+    scored: list[tuple[int, int]] = []
+    for k in range(1, len(name)):
+        head, tail = name[:k], name[k:]
+        if not (head[:1].isupper() and tail[:1].islower()):
+            continue
+        run = re.match(r"[a-z0-9]+", tail)
+        if run is None or not words.spells(run.group()):
+            continue
+        last = _CAMEL.findall(head)
+        glued = last[-1] if last else head
+        scored.append((len(run.group()) + (len(glued) if words.known(glued) else 0), k))
+    scored.sort(reverse=True)
+    if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+        return None
+    return scored[0][1]
+
+
+def _new_propositions(f: Formula, known: Iterable[str]) -> bool:
+    """Whether `f` has a propositional atom the item does not use: a glued name, not a formula.
+
+    FOLIO has none (every predicate takes arguments), so one appearing in a repair is a name
+    glued to its lost argument list (`SevenDistinctWorksharryPotter`).
+
+    >>> from refinery.logic.parse import parse
+    >>> _new_propositions(parse("Rain ∧ Wet(road)"), {"Rain"}), _new_propositions(parse("Rainy"), ())
+    (False, True)
+    """
+    names = set(known)
+    return any(isinstance(n, Pred) and not n.args and n.name not in names for n in subformulas(f))
+
+
+def _closes_inequality(text: str, q: int) -> bool:
+    """Whether a ')' at `q` would close `¬(a=b`: FOLIO writes a≠b as `¬(a=b)`.
+
+    >>> _closes_inequality("¬(y=z ∧ Leg(y)", 6), _closes_inequality("¬(y=z ∧ Leg(y)", 14)
+    (True, False)
+    """
+    if text[q:].lstrip().startswith(")"):
+        return False  # that one is closed already
+    return re.search(r"¬\s*\(\s*[\w'’.+-]+\s*=\s*[\w'’.+-]+\s*$", text[:q]) is not None
+
+
+def _doubled_inequality(text: str, q: int) -> bool:
+    """Whether deleting the '(' at `q` leaves `¬(a=b)`: `¬((a=b)` has one '(' too many.
+
+    >>> _doubled_inequality("¬((a=b) ∧ P(a)", 1), _doubled_inequality("¬((a=b) ∧ P(a)", 2)
+    (True, False)
+    """
+    return text[:q].rstrip().endswith("¬") and bool(
+        re.match(r"\(\s*[\w'’.+-]+\s*=\s*[\w'’.+-]+\s*\)", text[q + 1 :])
+    )
+
+
+def scope_leaks(text: str) -> int:
+    """Quantifiers whose variable is used after the ')' that closes their parenthesised body.
+
+    The parser extends a quantifier to the end of its group, so `∀x (A(x)) ∧ B(x)` binds both;
+    but an annotator closes the scope where it ends, and FOLIO almost never leaves a variable
+    outside it (4 of 3,151 formulas): a repair that does so has put a ')' in the wrong place.
+
+    >>> scope_leaks("∀x (G(x) → S(x)) ⊕ M(x)"), scope_leaks("∀x (G(x) → S(x) ⊕ M(x))")
+    (1, 0)
+    >>> scope_leaks("(∀x (P(x))) ∧ Q(x)"), scope_leaks("∀x (P(x)) ∧ ∀x (Q(x))")
+    (0, 0)
+    """
+    pairs = paren_pairs(text)
+    leaks = 0
+    for m in re.finditer(r"[∀∃]\s*([\w']+)\s*(?=\()", text):
+        var, close = m.group(1), pairs.get(m.end())
+        if close is None:
+            continue
+        end = min((j for i, j in pairs.items() if i < m.start() and j > close), default=len(text))
+        rest = text[close + 1 : end]
+        rebound = re.search(rf"[∀∃]\s*{re.escape(var)}(?![\w'])", rest)
+        rest = rest[: rebound.start()] if rebound else rest
+        leaks += re.search(rf"(?<![\w'’.+-]){re.escape(var)}(?![\w'’(+-])", rest) is not None
+    return leaks
 
 
 def redundant_pairs(text: str) -> int:
@@ -545,16 +816,23 @@ def _one_group(inner: str) -> bool:
 
 
 def paren_repairs(
-    text: str, error_index: int | None = None, vocabulary: Iterable[str] = ()
+    text: str,
+    error_index: int | None = None,
+    vocabulary: Iterable[str] = (),
+    words: Words | None = None,
 ) -> list[Fix]:
     """Texts that parse after one insertion or deletion per unmatched parenthesis.
 
     Each unmatched parenthesis gets its own options — insert its missing partner, delete it,
     or (for a ')' whose argument list lost its '(') split a glued name using `vocabulary`, the
-    names known from the item's other formulas. Results that parse are grouped by
-    meaning-preserving shape (each keeping its most natural text), kept only if they leave the
-    fewest free variables, and ordered by plausibility: the end of the formula and the error
-    position first, then runs of ')', then farther away; needless parentheses cost extra.
+    names known from the item's other formulas, or `words`, the sentence's (see
+    `_split_options`). Results that parse are grouped by meaning-preserving shape (each keeping
+    its most natural text), kept only if they leave the fewest free variables, and ordered by
+    plausibility: a `¬(a=b` closed right after the equation, the end of the formula and the
+    error position first, then runs of ')', then farther away; needless parentheses cost extra,
+    a variable left outside its quantifier's parentheses (`scope_leaks`) much more. A result
+    with a propositional atom the item does not use is dropped: that is a name glued to its
+    lost argument list, and deleting the ')' would make it a new predicate.
 
     >>> [t for t, _ in paren_repairs("∀x (Dog(x) → Animal(x)")]
     ['∀x (Dog(x) → Animal(x))']
@@ -563,14 +841,17 @@ def paren_repairs(
     >>> [t for t, _ in paren_repairs("P(a ∧ Q(b)")]
     ['P(a) ∧ Q(b)']
     >>> [t for t, _ in paren_repairs("∀x (Dogx) → Animal(x))")]
-    ['∀x (Dog(x) → Animal(x))', '∀x (Dogx) → Animal(x)']
+    ['∀x (Dog(x) → Animal(x))']
+    >>> [t for t, _ in paren_repairs("¬(a=b ∧ ¬(a=c)")]
+    ['¬(a=b) ∧ ¬(a=c)', '¬(a=b ∧ ¬(a=c))']
     """
+    words = Words() if words is None else words
     if error_index is None:
         problem = try_parse(text)
         error_index = _error_index(problem) if isinstance(problem, SyntaxProblem) else 0
     vocab = frozenset(vocabulary)
     extra, unclosed = unmatched_parens(text)
-    per_paren = [_open_options(text, p, error_index, vocab) for p in extra]
+    per_paren = [_open_options(text, p, error_index, vocab, words) for p in extra]
     per_paren += [_close_options(text, p, error_index) for p in unclosed]
     if not per_paren or len(per_paren) > 3:
         return []
@@ -590,10 +871,11 @@ def paren_repairs(
             continue
         seen.add(after)
         f = parses(after)
-        if f is None:
-            continue
-        # needless parentheses and glued names (`Dogx`, a propositional atom) are unlikely
+        if f is None or _new_propositions(f, vocab):
+            continue  # a name glued to its lost argument list (`Dogx`) is not a proposition
+        # needless parentheses and a variable left outside its quantifier's group are unlikely
         score = cost + 0.5 * redundant_pairs(after) + 0.5 * propositions(f)
+        score += 2.0 * scope_leaks(after)
         key = shape(f)
         if key not in groups or (score, after) < groups[key][:2]:
             groups[key] = (score, after, edits, free_variables(f))
@@ -636,7 +918,9 @@ def _paren_edits(findings: Findings) -> dict[Where, list[Edit]]:
     for where, problem in _broken_fields(findings).items():
         if _is_paren_problem(problem):
             vocabulary = _vocabulary(findings) if vocabulary is None else vocabulary
-            fixes = paren_repairs(problem.source, _error_index(problem), vocabulary)
+            fixes = paren_repairs(
+                problem.source, _error_index(problem), vocabulary, _sentence(findings, where)
+            )
             before = findings.fol[where]
             out[where] = _edits(where, before, fixes, "balance_parentheses")
     return out
@@ -662,8 +946,13 @@ _QUANT_NO_VAR = re.compile(r"([∀∃])\s*\(")
 _STRAY = set(",;:`'\"´.?|\\")
 
 
-def typo_repairs(text: str) -> list[Fix]:
+def typo_repairs(text: str, vocabulary: Iterable[str] = ()) -> list[Fix]:
     """Single-token fixes that make `text` parse, most specific first.
+
+    None for a formula with a name glued to its argument list (`DistrictInyangshuo, guilin)`,
+    see `_formula_level_names`): only splitting the name repairs that, and a token fix would
+    make the argument list another predicate's (`DistrictInyangshuo(guilin)`). Nor any fix
+    that leaves a propositional atom the item (`vocabulary`) does not use.
 
     >>> typo_repairs("P(a) v (Q(a))")[0][0]
     'P(a) ∨ (Q(a))'
@@ -677,8 +966,9 @@ def typo_repairs(text: str) -> list[Fix]:
     '∃x (CarBody(x) ∧ Made(x, colli))'
     """
     problem = try_parse(text)
-    if not isinstance(problem, SyntaxProblem):
+    if not isinstance(problem, SyntaxProblem) or any(_formula_level_names(text)):
         return []
+    known = frozenset(vocabulary)
     err = _error_index(problem)
     raw: list[Fix] = []
     spots = [m.start() for m in _LONE_V.finditer(text)]
@@ -698,11 +988,13 @@ def typo_repairs(text: str) -> list[Fix]:
         if after in seen or after == text:
             continue
         seen.add(after)
-        if parses(after) is not None:
-            out.append((after, why))
+        f = parses(after)
+        if f is not None:
+            if not _new_propositions(f, known):
+                out.append((after, why))
             continue
         # the typo may hide a parenthesis error too: fix both in one edit
-        for fixed, paren_why in paren_repairs(after)[:1]:
+        for fixed, paren_why in paren_repairs(after, vocabulary=known)[:1]:
             if fixed not in seen:
                 seen.add(fixed)
                 out.append((fixed, f"{why}; {paren_why}"))
@@ -774,7 +1066,7 @@ def _typo_edits(findings: Findings) -> dict[Where, list[Edit]]:
     out: dict[Where, list[Edit]] = {}
     for where, problem in _broken_fields(findings).items():
         before = findings.fol[where]
-        fixes = typo_repairs(problem.source)
+        fixes = typo_repairs(problem.source, _vocabulary(findings))
         out[where] = _edits(where, before, fixes, "fix_token_typos")
     return out
 
@@ -841,9 +1133,6 @@ def spelled_alike(a: str, b: str, kind: NameKind) -> bool:
         return False
     # the first letter starts the name and a replaced last one is an index (towerA/towerB)
     return at != 0 and not (removed and inserted and at == len(a) - 1)
-
-
-_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 def _in_nl(word: str, nl_words: set[str]) -> bool:

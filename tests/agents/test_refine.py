@@ -227,3 +227,40 @@ def test_outcome_cache_skips_the_loop_on_unchanged_items(tmp_path: object) -> No
     # a changed option is a different key: the loop runs again
     refine_items(items, rows, **{**common, "config": RefineConfig(max_rounds=2)})  # type: ignore[arg-type]
     assert _CALLS
+
+
+@pytest.mark.llm
+def test_the_loop_with_the_real_embedded_model(checker: Checker, tmp_path: object) -> None:
+    """The real OpenAI-compatible path inside the loop: whatever the 135M model answers, the
+    outcome is recorded and nothing it proposes is accepted without passing the gate."""
+    from pathlib import Path
+
+    from refinery.agents.embedded import serve_embedded
+    from refinery.agents.llm import OpenAICompatibleClient
+
+    item = make_item(
+        1,
+        ["¬∀x (Bird(x) → Fly(x))", "Bird(kiwi)"],
+        "¬Fly(kiwi)",
+        "True",
+        premises=["No bird can fly.", "Kiwi is a bird."],
+    )
+    with serve_embedded() as served:
+        client = OpenAICompatibleClient(
+            served.base_url,
+            "not-needed",
+            served.model,
+            timeout=120,
+            cache_path=Path(str(tmp_path)) / "llm.sqlite",
+        )
+        out = _run(checker, item, RefineConfig(agents=("rules", "llm")), client)
+    calls = [c for r in out["audit"]["rounds"] for c in r["llm_calls"]]
+    assert [c["purpose"] for c in calls] == ["critique", "refine"]
+    assert all(c["model"] == f"llm:{served.model}" for c in calls)
+    assert all(c["error"] or c["completion_tokens"] > 0 for c in calls)
+    if out["status"] == "repaired":  # only through the gate: the provers now derive the gold label
+        assert out["final_category"] == "verified" and out["repaired_by"].startswith("llm:")
+    else:
+        assert out["status"] == "needs_review" and out["refined_premises_fol"] == list(
+            item.premises_fol
+        )
