@@ -1,13 +1,17 @@
 """The check stage: parse, lint, ask every prover three questions, decide, categorise.
 
 Work is done per story, because the items of a story share their premises: the consistency of a
-premise set is asked once, and the Z3 backend answers all of a story's questions on one solver.
-Each prover's verdicts go through the content-hash cache, so an unchanged item costs a lookup.
+premise set is asked once, identical questions are asked once (the negation of a conclusion
+``¬φ`` is asked as ``φ``, so "X" and "not X" share their two questions), and the Z3 backend
+answers all of a story's questions on one solver. Each prover's verdicts go through the
+content-hash cache, so an unchanged item costs a lookup.
 
 `check_items` runs stories in worker processes and returns one row per item (input order) with
-the columns documented in `CATEGORIES` and `check_items`. Provers are built inside each worker by
-an injected, picklable `prover_factory(names) -> list[Prover]`, which keeps this core free of the
-backends' packages.
+the columns documented in `CATEGORIES` and `check_items`. For datasets with their own reasoning
+semantics (ProofWriter: forward chaining) it then adds that semantics' label and refines the
+category (`apply_dataset_semantics`). Provers are built inside each worker by an injected,
+picklable `prover_factory(names) -> list[Prover]`, which keeps this core free of the backends'
+packages.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from refinery.datasets import dataset_labels
 from refinery.datasets.records import Item
 from refinery.labels import Label
 from refinery.logic.diagnostics import Issue
@@ -36,12 +41,20 @@ from refinery.prove.verdict import Budget, Problem, Prover, Verdict
 CATEGORIES = (
     "parse_error",  # some premise or the conclusion does not parse: no prover was run
     "lint_error",  # parses, but a lint error (arity clash, free variable …) makes the FOL ill-formed
+    # dataset semantics only (ProofWriter): the dataset's own reasoning contradicts the gold label
+    "label_error_candidate",
     "prover_disagreement",  # two provers reached different definite labels
     "undecided",  # some prover timed out, gave up or failed, so no label counts
     "inconsistent",  # both provers: the premises contradict each other
     "verified",  # both provers derive the gold label
+    # dataset semantics only: gold Uncertain, which the dataset's own reasoning reproduces, but
+    # both provers decide True/False (classical logic decides more, e.g. by contraposition)
+    "semantics_mismatch",
     "label_mismatch",  # both provers agree on a label that differs from the gold label
 )
+
+#: The categories only `dataset_category` gives (items whose dataset has its own semantics).
+DATASET_CATEGORIES = ("label_error_candidate", "semantics_mismatch")
 
 ProverFactory = Callable[[Sequence[str]], list[Prover]]
 
@@ -98,6 +111,20 @@ def lint_item(p: ParsedItem) -> list[Issue]:
     )
 
 
+def negation(f: Formula) -> Formula:
+    """The negated conclusion to ask about: ``φ`` for ``¬φ``, else ``¬φ``.
+
+    Dropping the double negation is sound and lets paired questions share a prover call: the
+    negation of "Bob is not big" (``¬Big(bob)``) is the conclusion of "Bob is big".
+
+    >>> from refinery.logic.syntax import Const, Pred
+    >>> big = Pred("Big", (Const("bob"),))
+    >>> negation(Not(big)) == big and negation(big) == Not(big)
+    True
+    """
+    return f.body if isinstance(f, Not) else Not(f)
+
+
 @dataclass
 class Checker:
     """Answers the three questions for every item of a story with each prover, through a cache."""
@@ -140,7 +167,7 @@ class Checker:
             goals: list[Formula | None] = [None]
             for m in members:
                 assert m.conclusion is not None
-                goals += [m.conclusion, Not(m.conclusion)]
+                goals += [m.conclusion, negation(m.conclusion)]
             unique = list(dict.fromkeys(goals))
             for prover in self.provers:
                 answers = dict(zip(unique, self._ask(prover, axioms, unique), strict=True))
@@ -150,7 +177,7 @@ class Checker:
                     verdicts.setdefault(m.item.id, {})[prover.name] = (
                         answers[None],
                         answers[c],
-                        answers[Not(c)],
+                        answers[negation(c)],
                     )
         elapsed = (time.perf_counter() - started) / max(1, len(items))
         return [
@@ -228,7 +255,11 @@ class Checker:
 def categorise(
     parsed: bool, lint_error: bool, label: Label | None, agreement: Agreement, gold: Label | None
 ) -> str:
-    """The item's category: the first rule of `CATEGORIES` that applies."""
+    """The item's category from the provers: the first rule of `CATEGORIES` that applies.
+
+    The two dataset-semantics categories are never returned here; `dataset_category` derives
+    them afterwards for datasets with their own semantics.
+    """
     if not parsed:
         return "parse_error"
     if lint_error:
@@ -242,6 +273,61 @@ def categorise(
     if label is Label.UNKNOWN:  # pragma: no cover - combine never agrees on Unknown
         return "undecided"
     return "verified" if label == gold else "label_mismatch"
+
+
+def dataset_category(
+    category: str, label: Label | None, gold: Label | None, dataset_label: Label
+) -> str:
+    """Refine a category with the label of the dataset's own semantics (see `CATEGORIES`).
+
+    Parse and lint errors stay; otherwise a dataset label other than the gold label makes a
+    `label_error_candidate`, and a `label_mismatch` where gold and dataset say Uncertain but the
+    provers agree on True/False becomes a `semantics_mismatch`. Anything else is unchanged.
+
+    >>> dataset_category("label_mismatch", Label.FALSE, Label.UNCERTAIN, Label.UNCERTAIN)
+    'semantics_mismatch'
+    >>> dataset_category("verified", Label.TRUE, Label.TRUE, Label.UNCERTAIN)
+    'label_error_candidate'
+    """
+    if category in ("parse_error", "lint_error") or gold is None:
+        return category
+    if dataset_label != gold:
+        return "label_error_candidate"
+    if (
+        category == "label_mismatch"
+        and gold is Label.UNCERTAIN
+        and label in (Label.TRUE, Label.FALSE)
+    ):
+        return "semantics_mismatch"
+    return category
+
+
+def apply_dataset_semantics(
+    rows: Sequence[dict[str, Any]], items: Sequence[Item]
+) -> list[dict[str, Any]]:
+    """Add `label_dataset` (after `agreement`) and refine `category` with `dataset_category`.
+
+    Only when some item's dataset has its own semantics (`refinery.datasets.dataset_labels`);
+    then items without one get `label_dataset` "" and keep their category. Otherwise the rows
+    come back unchanged, so FOLIO output has no new column.
+    """
+    labels = dataset_labels(items)
+    if not labels:
+        return list(rows)
+    gold = {it.id: it.label for it in items}
+    out = []
+    for row in rows:
+        ours = labels.get(row["id"])
+        new: dict[str, Any] = {}
+        for key, value in row.items():
+            new[key] = value
+            if key == "agreement":
+                new["label_dataset"] = ours.value if ours else ""
+        if ours is not None:
+            agreed = Label(row["label"]) if row["label"] else None
+            new["category"] = dataset_category(row["category"], agreed, gold[row["id"]], ours)
+        out.append(new)
+    return out
 
 
 # -- parallel driver -----------------------------------------------------------------------------
@@ -301,7 +387,9 @@ def check_items(
     list[dict]
         One row per item: `id, dataset, split, story_id, example_id, gold_label`;
         per prover `label_<p>` (decided label), `status_<p>` (axioms/pos/neg SZS statuses) and
-        `seconds_<p>`; `label` (agreed label or ""), `agreement`, `category` (see `CATEGORIES`),
+        `seconds_<p>`; `label` (agreed label or ""), `agreement`, `label_dataset` (only when
+        some item's dataset has its own semantics, see `apply_dataset_semantics`: that label,
+        "" for other items), `category` (see `CATEGORIES`),
         `issues` (one rendered issue per line), `n_issues`, `notation` (normalisations applied),
         `content_hash`, `cached` (every verdict came from the cache), `prover_seconds` (fresh
         prover time for the item, the shared consistency question split across its items),
@@ -330,4 +418,4 @@ def check_items(
                     on_progress(futures[fut])
     order = {it.id: i for i, it in enumerate(items)}
     rows.sort(key=lambda r: order[r["id"]])
-    return rows
+    return apply_dataset_semantics(rows, items)

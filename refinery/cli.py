@@ -27,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
         "sources",
         nargs="+",
         metavar="SOURCE",
-        help="FOLIO .jsonl/.json/.csv file, or hf:OWNER/NAME[:SPLIT]",
+        help="FOLIO .jsonl/.json/.csv file, ProofWriter meta-*.jsonl, or hf:OWNER/NAME[:SPLIT]",
     )
     check.add_argument(
         "--out", type=Path, help="output folder (default: data/refined/<dataset>/<split>/check)"
@@ -108,7 +108,7 @@ def _check(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from refinery.check import check_items
-    from refinery.datasets.folio import load
+    from refinery.datasets import load_any
     from refinery.outputs import write_table
     from refinery.prove.verdict import Budget
     from vampire.registry import build_provers, resolve_names
@@ -117,7 +117,7 @@ def _check(args: argparse.Namespace) -> int:
     names = resolve_names(args.provers.split(","))
     items: list[Any] = []
     for source in args.sources:
-        result = load(source)
+        result = load_any(source)
         for err in result.errors:
             console.print(f"[yellow]{err.source}:{err.line}: skipped row: {err.reason}[/]")
         items += result.items

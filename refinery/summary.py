@@ -11,14 +11,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from refinery.check import CATEGORIES
+from refinery.check import CATEGORIES, DATASET_CATEGORIES
 from refinery.labels import Label
 
 
 def category_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """Count of items per category, every category present (zeros included), in `CATEGORIES` order."""
+    """Count of items per category, every category present (zeros included), in `CATEGORIES` order.
+
+    `DATASET_CATEGORIES` are listed only when the rows carry a dataset-semantics label
+    (`label_dataset`), so a FOLIO summary shows the classical categories alone.
+    """
     counts = Counter(r["category"] for r in rows)
-    return {c: counts.get(c, 0) for c in CATEGORIES}
+    semantics = any("label_dataset" in r for r in rows)
+    return {c: counts.get(c, 0) for c in CATEGORIES if semantics or c not in DATASET_CATEGORIES}
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from refinery.check import CATEGORIES, Checker, categorise, check_items, parse_item
+from refinery.check import (
+    CATEGORIES,
+    Checker,
+    categorise,
+    check_items,
+    dataset_category,
+    parse_item,
+)
 from refinery.labels import Label
 from refinery.logic.syntax import Not
 from refinery.prove.cache import VerdictCache
@@ -106,7 +113,8 @@ def test_cache_answers_a_rerun_without_calling_the_prover(tmp_path: Path) -> Non
     cache_file = tmp_path / "v.sqlite"
     first = entails_by_lookup({"T": True})
     rows1 = Checker([first], Budget(), VerdictCache(cache_file)).check_story(items)
-    assert len(first.calls) == 4 and not any(r["cached"] for r in rows1)
+    # consistency, T(a), ¬T(a): the negation of ¬T(a) is asked as T(a), not ¬¬T(a)
+    assert len(first.calls) == 3 and not any(r["cached"] for r in rows1)
     second = entails_by_lookup({"T": True})
     rows2 = Checker([second], Budget(), VerdictCache(cache_file)).check_story(items)
     assert second.calls == [] and all(r["cached"] for r in rows2)
@@ -114,7 +122,7 @@ def test_cache_answers_a_rerun_without_calling_the_prover(tmp_path: Path) -> Non
     # a different budget is a different question
     third = entails_by_lookup({"T": True})
     Checker([third], Budget(seconds=9), VerdictCache(cache_file)).check_story(items)
-    assert len(third.calls) == 4
+    assert len(third.calls) == 3
 
 
 def test_errors_are_not_cached(tmp_path: Path) -> None:
@@ -168,7 +176,27 @@ def test_categorise_order() -> None:
         "lint_error",
         "prover_disagreement",
         "undecided",
+        "label_error_candidate",
+        "semantics_mismatch",
     }
+
+
+def test_dataset_category_refines_only_rows_with_a_dataset_label() -> None:
+    T, F, U = Label.TRUE, Label.FALSE, Label.UNCERTAIN
+    # classical logic decides more than the dataset's semantics, which reproduces gold
+    assert dataset_category("label_mismatch", F, U, U) == "semantics_mismatch"
+    assert dataset_category("label_mismatch", T, U, U) == "semantics_mismatch"
+    # a mismatch the dataset's semantics cannot explain stays a label_mismatch
+    assert dataset_category("label_mismatch", U, T, T) == "label_mismatch"
+    assert dataset_category("label_mismatch", F, T, T) == "label_mismatch"
+    # the dataset's own semantics contradicts gold, whatever the provers say
+    for category in ("verified", "label_mismatch", "undecided", "inconsistent"):
+        assert dataset_category(category, T, T, U) == "label_error_candidate"
+    # broken FOL stays broken; agreement stays
+    assert dataset_category("parse_error", None, T, U) == "parse_error"
+    assert dataset_category("lint_error", T, T, U) == "lint_error"
+    assert dataset_category("verified", T, T, T) == "verified"
+    assert dataset_category("prover_disagreement", None, U, U) == "prover_disagreement"
 
 
 def test_parse_item_records_notation_with_field() -> None:

@@ -2,6 +2,47 @@
 
 `records` owns the record types (`Item`, `LoadError`, `LoadResult`) and the content hash;
 `folio` reads FOLIO in its published layouts (v0 JSONL, v2 JSONL/JSON/CSV, the Hugging Face Hub)
-and plain FOL lists for linting. A malformed row becomes a `LoadError`; only an input that cannot
-be read at all raises `DataError`.
+and plain FOL lists for linting; `proofwriter` reads ProofWriter's ``meta-*.jsonl`` release and
+generates its FOL, and `proofwriter_semantics` is that dataset's own forward-chaining reasoner.
+A malformed row becomes a `LoadError`; only an input that cannot be read at all raises
+`DataError`.
+
+`load_any` picks the loader for a source and `dataset_labels` gives the labels of the datasets
+that define their own reasoning semantics. Both import the loaders lazily, so importing this
+package stays cheap.
 """
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from refinery.datasets.records import Item, LoadResult
+from refinery.labels import Label
+
+
+def load_any(
+    source: str | Path, *, dataset: str | None = None, split: str | None = None
+) -> LoadResult:
+    """Load any supported source: ProofWriter ``meta-*.jsonl``, else FOLIO (files or the Hub).
+
+    A ``.jsonl`` file is ProofWriter when its name starts with ``meta-`` or its first row has
+    ``triples`` and ``questions`` (`refinery.datasets.proofwriter.looks_like_proofwriter`).
+    Parameters, return value and errors are those of the chosen loader's ``load``.
+    """
+    from refinery.datasets import folio, proofwriter
+
+    hub = isinstance(source, str) and source.startswith("hf:")
+    if not hub and proofwriter.looks_like_proofwriter(source):
+        return proofwriter.load(source, dataset=dataset, split=split)
+    return folio.load(source, dataset=dataset, split=split)
+
+
+def dataset_labels(items: Iterable[Item]) -> dict[str, Label]:
+    """Labels under each item's dataset's own semantics, by item id (ProofWriter items only).
+
+    Items of datasets without such a semantics (FOLIO) are absent from the result.
+    """
+    from refinery.datasets.proofwriter_semantics import dataset_labels as proofwriter_labels
+
+    return proofwriter_labels(items)
