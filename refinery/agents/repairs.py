@@ -9,20 +9,28 @@ characters it must (no canonical reprinting), so review diffs stay small. Every 
 Rules, in the order `RULES` tries them (each proposes at most `MAX_CANDIDATES`):
 
 - `balance_parentheses`: insert or delete one parenthesis per unmatched one — at the end, where
-  the parser stopped, after a leading ¬, or splitting a name glued to its argument (`Dogx)`).
+  the parser stopped, after a leading ¬, or splitting a name glued to its argument (`Dogx)`,
+  `CityInlyon, spain)`) where the item's names or the sentence's words say where.
 - `fix_token_typos`: `v` for ∨, trailing free text, doubled operators, stray characters, a
   quantifier without its variable, a lost ','.
-- `harmonize_arity`: make a predicate's minority arity match its majority one, by dropping or
-  adding a constant argument.
-- `close_free_variables`: bind a free variable where it is used or over the formula, or name
-  the one constant its argument slot takes elsewhere in the item.
+- `harmonize_arity`: make a predicate's minority arity match its majority one, by dropping an
+  argument only the minority has or appending the one constant the majority always ends with.
+- `close_free_variables`: bind a free variable where it is used or among the leading
+  quantifiers, or name the one constant its argument slot takes elsewhere in the item.
 - `unify_names`: rewrite the minority spelling of a name spelled two ways (case, plural, one
-  typo) to the majority spelling, in every formula of the item.
+  typo) to the majority spelling, in every formula of the item; a tie is left alone.
 - `both_or_neither_iff`: ⊕ → ↔ in a two-atom formula whose sentence says "either both … or
   neither".
 
 Syntax repairs for several broken formulas are also proposed together (`_joint`): the gate
 accepts an item only when all its formulas parse.
+
+The gate only checks the label, so it cannot tell the intended edit from another that also
+restores the label — when the edited formula does not matter to the label, any well-formed
+edit passes. Faithfulness therefore rests on the rules: the order of their candidates, and not
+proposing a candidate the evidence does not single out (a tie proposes nothing). The evidence
+is the item's own formulas (majorities, names in use) and its sentences (`Words`: FOLIO names
+camel-case the sentence's words). `benchmarks/bench_faithfulness.py` measures the result.
 """
 
 from __future__ import annotations
@@ -291,34 +299,37 @@ def _item_texts(findings: Findings) -> list[str]:
 
 
 # -- the sentences' words: evidence for how a name is spelled ---------------------------------
+#
+# FOLIO builds names by camel-casing the English words of the sentence ("Ann ran for the City
+# Council" → `ann`, `cityCouncil`; "a city in Spain" → `CityIn`, `spain`). So the
+# words of an item's sentences say where a name's words begin (and so where its capitals go),
+# where a predicate glued to its argument ends, and whether a constant belongs in a sentence.
 
 #: A name's camel-case words (`USInvention` → US, Invention; `year2013Final` → year, 2013, Final).
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-#
-# FOLIO builds names by camel-casing the English words of the sentence ("Ann J. Land ran for the
-# City Council" → `ann`, `cityCouncil`; "a district in Guilin" → `DistrictIn`, `guilin`). So the
-# words of an item's sentences say where a name's words begin (and so where its capitals go),
-# where a predicate glued to its argument ends, and whether a constant belongs in a sentence.
 
 
 @dataclass(frozen=True, slots=True)
 class Words:
-    """The words of some sentences: lowercased, accents stripped; all-capital ones kept apart."""
+    """The words of some sentences: lowercased, accents stripped; acronyms kept apart too."""
 
     words: frozenset[str] = frozenset()
-    acronyms: frozenset[str] = frozenset()  # "LG34", "DI": their letters' case says nothing
+    #: words with capitals inside ("LG34", "DI", "ModelXX"): their letters' case says nothing
+    acronyms: frozenset[str] = frozenset()
+    tokens: tuple[str, ...] = ()  # the words in order
 
     @classmethod
     def of(cls, *sentences: str) -> Words:
         """The words of `sentences`.
 
-        >>> w = Words.of("Sūduva plays LG34's team.")
+        >>> w = Words.of("Zoë plays LG34's ModelXX.")
         >>> sorted(w.words), sorted(w.acronyms)
-        (['lg34', 'plays', 's', 'suduva', 'team'], ['lg34'])
+        (['lg34', 'modelxx', 'plays', 's', 'zoe'], ['lg34', 'modelxx'])
         """
         tokens = [t for s in sentences for t in re.findall(r"[^\W_]+", _plain(s))]
-        acronyms = {t.lower() for t in tokens if len(t) > 1 and t.isupper()}
-        return cls(frozenset(t.lower() for t in tokens), frozenset(acronyms))
+        acronyms = {t.lower() for t in tokens if len(t) > 1 and t[1:] != t[1:].lower()}
+        lower = tuple(t.lower() for t in tokens)
+        return cls(frozenset(lower), frozenset(acronyms), lower)
 
     def known(self, word: str) -> bool:
         """Whether `word` (any case) is one of the words, allowing a plural either way.
@@ -381,27 +392,87 @@ class Words:
         return out[::-1]
 
     def _piece(self, piece: str) -> bool:
-        return piece.isdigit() or (piece.isalnum() and self.known(piece))
+        # a word, or the singular of one (names singularise: "cats" → `cat`), never a plural
+        # of one: `oxfords` is not in "Oxford Street" (`oxfordSt`)
+        if piece.isdigit() or piece in self.words:
+            return True
+        singular = {piece + "s", piece + "es"} | (
+            {piece[:-1] + "ies"} if piece[-1:] == "y" else set()
+        )
+        return len(piece) >= 3 and not singular.isdisjoint(self.words)
 
     def spells(self, text: str) -> bool:
         """Whether lowercase `text` is entirely made of the sentences' words (and numbers).
 
-        >>> w = Words.of("Luis's dinner party")
-        >>> w.spells("luisparty"), w.spells("sparty"), w.spells("dinner2")
+        >>> w = Words.of("Bob's dinner party")
+        >>> w.spells("bobparty"), w.spells("sparty"), w.spells("dinner2")
         (True, False, True)
         """
         return bool(text) and all(known for _, _, known in self.segment(text))
 
-    def uncovered(self, name: str) -> int:
-        """How many letters of `name` no word of the sentences covers (a misspelling leaves some).
+    def phrase(self, text: str) -> bool:
+        """Whether lowercase `text` is some consecutive words of the sentences run together.
 
-        Each camel-case word of the name counts whole or not at all.
+        A word may stand in its singular (names singularise: "U.S. inventions" → `usinvention`).
 
-        >>> w = Words.of("Nothing has the Sun as its star; the students.")
-        >>> w.uncovered("SunAs"), w.uncovered("SunA"), w.uncovered("Studen"), w.uncovered("Student")
-        (0, 1, 6, 0)
+        >>> w = Words.of("A-2017 has U.S. inventions.")
+        >>> w.phrase("a2017"), w.phrase("a20"), w.phrase("usinvention"), w.phrase("usinventions")
+        (True, False, True, True)
         """
-        return sum(len(w) for w in _CAMEL.findall(name) if not w.isdigit() and not self.known(w))
+
+        def run_from(i: int, rest: str) -> bool:
+            if not rest:
+                return True
+            if i == len(self.tokens):
+                return False
+            return any(
+                rest.startswith(form) and run_from(i + 1, rest[len(form) :])
+                for form in _forms(self.tokens[i])
+                if form
+            )
+
+        return bool(text) and any(run_from(i, text) for i in range(len(self.tokens)))
+
+    def unknown(self, name: str) -> int:
+        """How many camel-case words of `name` are no word of the sentences (a slip makes one).
+
+        A name spelled entirely with the sentences' words has none, whatever its case (`pA`
+        and `pa` for "PA"); see `case_errors` for the case. A plural and its singular count
+        alike (`Gain`, `Gains`): which one the annotator chose is not in the sentence.
+
+        >>> w = Words.of("Nothing has the Sun as its star; the students gain.")
+        >>> [w.unknown(n) for n in ("SunAs", "SunA", "Studen", "Student", "Gain", "Gains")]
+        [0, 1, 1, 0, 0, 0]
+        """
+        plain = "".join(ch for ch in name if ch.isalnum()).lower()
+        if self.spells(plain) or self.phrase(plain):
+            return 0
+        return sum(1 for w in _CAMEL.findall(name) if not w.isdigit() and not self.known(w))
+
+    def mention(self, constant: str) -> bool:
+        """Whether the sentences mention `constant`: each of its words, and its numbers.
+
+        FOLIO labels a number (`num1000` for "1,000", `yr2022`, `year1980`): a short word right
+        before a number is its label, not a word of the sentence.
+
+        >>> w = Words.of("More than 1,000 users work from home.")
+        >>> w.mention("num1000"), w.mention("home"), w.mention("homeOffice"), w.mention("num2000")
+        (True, True, False, False)
+        """
+        plain = "".join(ch for ch in constant if ch.isalnum()).lower()
+        if self.spells(plain) or self.phrase(plain):
+            return True
+        parts = _CAMEL.findall(constant)
+        for i, part in enumerate(parts):
+            if part.isdigit():
+                if not (self.phrase(part) or any(part in t for t in self.tokens)):
+                    return False
+            elif not (
+                self.known(part)
+                or (len(part) <= 4 and parts[i + 1 : i + 2] and parts[i + 1].isdigit())
+            ):
+                return False
+        return True
 
     def case_errors(self, name: str) -> int:
         """Capitals of `name` that do not fall on the words' boundaries, and boundaries without one.
@@ -427,8 +498,20 @@ class Words:
         return errors
 
 
+def _forms(word: str) -> set[str]:
+    """`word` and, for a plural, its singular."""
+    forms = {word}
+    if len(word) > 3 and word.endswith("s"):
+        forms.add(word[:-1])
+        if word.endswith("ies"):
+            forms.add(word[:-3] + "y")
+        elif word.endswith("es"):
+            forms.add(word[:-2])
+    return forms
+
+
 def _plain(text: str) -> str:
-    """`text` without accents (Sūduva → Suduva)."""
+    """`text` without accents (Zoë → Zoe)."""
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -601,19 +684,24 @@ def _open_cost(text: str, q: int, p: int, start: int) -> float:
     """How plausible a lost '(' at `q` is, given that it would close at `p`."""
     group = text[q:p]
     extra, unclosed = unmatched_parens(group)
-    if extra or unclosed:
-        return 3.0  # the new '(' would pair with another ')': a larger rearrangement
+    if unclosed or len(extra) > 1:
+        return 3.0  # a larger rearrangement
+    shift = 0.0
+    if extra:
+        # the new '(' pairs with an earlier ')', whose group the ')' at `p` closes instead: a
+        # '(' lost inside a group (`∃y (A → B ∨ C) ∧ D)` for `∃y (A → (B ∨ C) ∧ D)`)
+        group, shift = group[: extra[0]], 0.5
     before = text[start:q].rstrip()
     if before.endswith(("¬", "~", "!")):
         # `¬(A ∧ B)` is FOLIO's idiom; a group that itself holds a ¬ (`¬A ∧ ¬B)`) is more
         # likely a stray ')' after a conjunction of negations, and one holding a rule (`¬A → B)`)
         # a stray ')' after the rule's conclusion
-        return -0.1 if not any(c in group for c in "¬~!→↔") else 0.9
+        return shift + (-0.1 if not any(c in group for c in "¬~!→↔") else 0.9)
     if q == start:
-        return 0.75
+        return shift + 0.75
     if before.endswith(tuple(_BINARY)) or before.endswith(("&", "|", "->", "<->")):
-        return 1.0
-    return 2.0
+        return shift + 1.0
+    return shift + 2.0
 
 
 _NAME = re.compile(r"[\w+]+(?:[-.'’]\w+)*")
@@ -625,7 +713,8 @@ def _split_options(text: str, p: int, vocabulary: frozenset[str], words: Words) 
     Only a name outside any argument list that runs into ',' or ')' is split (FOLIO has no
     propositional atoms: such a name is a predicate with its argument list's '(' lost). Evidence,
     strongest first: the tail is a known term (a quantified variable or a name of the item) and
-    the head a known predicate or at least capitalised; else the sentence's words (see
+    the head a known predicate; the head a known predicate and the tail lowercase (a constant);
+    the tail a known term and the head capitalised; else the sentence's words (see
     `_sentence_split`). Without evidence nothing is split: a guessed split invents a predicate.
     """
     bound = set(re.findall(r"[∀∃]\s*([\w']+)", text))
@@ -637,10 +726,13 @@ def _split_options(text: str, p: int, vocabulary: frozenset[str], words: Words) 
         options: list[Option] = []
         for k in range(1, len(name)):
             head, tail = name[:k], name[k:]
+            known_head = head in predicates or head in vocabulary
             if not (tail in bound or tail in vocabulary or (tail in args and tail != name)):
+                if known_head and tail[:1].islower():
+                    options.append((-0.1, (m.start() + k, m.start() + k, "(")))
                 continue
             # a name that runs into ')' outside an argument list is strong evidence already
-            if head in predicates or head in vocabulary:
+            if known_head:
                 cost = -0.25
             elif head[:1].isupper() and not tail[:1].isupper():
                 cost = 0.0
@@ -648,8 +740,8 @@ def _split_options(text: str, p: int, vocabulary: frozenset[str], words: Words) 
                 continue
             options.append((cost, (m.start() + k, m.start() + k, "(")))
         if not options:
-            k = _sentence_split(name, words)
-            options = [] if k is None else [(0.0, (m.start() + k, m.start() + k, "("))]
+            at = _sentence_split(name, words)
+            options = [] if at is None else [(0.0, (m.start() + at, m.start() + at, "("))]
         out += options
     return out
 
@@ -657,17 +749,22 @@ def _split_options(text: str, p: int, vocabulary: frozenset[str], words: Words) 
 def _formula_level_names(text: str) -> Iterator[re.Match[str]]:
     """Names outside any argument list that run into ',' or ')': glued to their argument.
 
-    >>> [m.group() for m in _formula_level_names("¬DistrictInyangshuo, guilin) ∧ P(a, b)")]
-    ['DistrictInyangshuo']
+    >>> [m.group() for m in _formula_level_names("¬CityInlyon, spain) ∧ P(a, b)")]
+    ['CityInlyon']
     >>> [m.group() for m in _formula_level_names("∀x (Dogx) → Animal(x))")]
     ['Dogx']
+    >>> [m.group() for m in _formula_level_names("∀x (Man(x) → ¬Faster(xm bolt))")]
+    []
     """
     for m in _NAME.finditer(text):
-        before = text[: m.start()].rstrip()
-        in_arguments = before.endswith((",", "=")) or (
-            before.endswith("(") and not _grouping(text, len(before) - 1)
-        )
-        if not in_arguments and re.match(r"\s*[,)]", text[m.end() :]):
+        if not re.match(r"\s*[,)]", text[m.end() :]) or text[: m.start()].rstrip().endswith(
+            (",", "=")
+        ):
+            continue  # not followed by an argument list's rest, or an argument itself
+        opened = [i for i, ch in _paren_chars(text[: m.start()]) if ch == "("]
+        closed = set(paren_pairs(text[: m.start()]))
+        innermost = next((i for i in reversed(opened) if i not in closed), None)
+        if innermost is None or _grouping(text, innermost):
             yield m
 
 
@@ -675,16 +772,17 @@ def _sentence_split(name: str, words: Words) -> int | None:
     """Where the sentence's words say a glued `name` splits into a predicate and a constant.
 
     The constant (lowerCamel) starts with a lowercase word the predicate's last word absorbed:
-    `DistrictInyangshuo` is `DistrictIn` + `yangshuo`. A split qualifies when the constant's
-    first word run is spelled entirely with the sentence's words; of those, the one whose glued
+    `CityInlyon` is `CityIn` + `lyon`. A split qualifies when the constant's
+    first word run is spelled entirely with the sentence's words, or is some of its words run
+    together (`Supportsa-2017` for "A-2017 supports …"); of those, the one whose glued
     camel word the words cover most (the predicate's last word counting when it is a word of
     the sentence too) wins — a tie splits nothing.
 
-    >>> _sentence_split("DistrictInyangshuo", Words.of("Yangshuo is not a district in Guilin."))
-    10
-    >>> w = Words.of("Luis's dinner party is the first ever dinner party that Allison attended.")
-    >>> _sentence_split("FirstDinnerPartyForluisparty", w)  # `for`|`luisparty` beats `forluis`|`party`
-    19
+    >>> _sentence_split("CityInlyon", Words.of("Lyon is not a city in Spain."))
+    6
+    >>> w = Words.of("Ann is the first guest at Bob's party.")
+    >>> _sentence_split("FirstGuestAtbobsparty", w)  # `At`|`bobsparty` beats `Atbob`|`sparty`
+    12
     >>> _sentence_split("Producesparamount", Words.of("It was made.")) is None
     True
     """
@@ -693,12 +791,12 @@ def _sentence_split(name: str, words: Words) -> int | None:
         head, tail = name[:k], name[k:]
         if not (head[:1].isupper() and tail[:1].islower()):
             continue
-        run = re.match(r"[a-z0-9]+", tail)
-        if run is None or not words.spells(run.group()):
+        run = "".join(ch for ch in re.sub(r"[A-Z].*", "", tail) if ch.isalnum())
+        if not (words.spells(run) or words.phrase(run)):
             continue
         last = _CAMEL.findall(head)
         glued = last[-1] if last else head
-        scored.append((len(run.group()) + (len(glued) if words.known(glued) else 0), k))
+        scored.append((len(run) + (len(glued) if words.known(glued) else 0), k))
     scored.sort(reverse=True)
     if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
         return None
@@ -709,7 +807,7 @@ def _new_propositions(f: Formula, known: Iterable[str]) -> bool:
     """Whether `f` has a propositional atom the item does not use: a glued name, not a formula.
 
     FOLIO has none (every predicate takes arguments), so one appearing in a repair is a name
-    glued to its lost argument list (`SevenDistinctWorksharryPotter`).
+    glued to its lost argument list (`ChessClubmarlow`).
 
     >>> from refinery.logic.parse import parse
     >>> _new_propositions(parse("Rain ∧ Wet(road)"), {"Rain"}), _new_propositions(parse("Rainy"), ())
@@ -739,6 +837,32 @@ def _doubled_inequality(text: str, q: int) -> bool:
     return text[:q].rstrip().endswith("¬") and bool(
         re.match(r"\(\s*[\w'’.+-]+\s*=\s*[\w'’.+-]+\s*\)", text[q + 1 :])
     )
+
+
+def mixed_precedence(text: str) -> int:
+    """Groups that chain ∧ with ∨ or ⊕ (or ∨ with ⊕) unparenthesised, leaving it to precedence.
+
+    FOLIO groups such mixtures (11 of 3,151 formulas do not): a repair that leaves one has
+    most likely dropped a group's ')' instead of restoring its '('. → and ↔ bind loosest, and
+    chaining them with the others is common, so they split a group into parts.
+
+    >>> mixed_precedence("A(a) ∧ B(a) ⊕ C(a)"), mixed_precedence("A(a) ∧ (B(a) ⊕ C(a)) → D(a) ∨ E(a)")
+    (1, 0)
+    """
+    groups: list[list[str]] = [[]]
+    done: list[list[str]] = []
+    for ch in re.sub(r'"[^"]*"', "", text):
+        if ch == "(":
+            groups.append([])
+        elif ch == ")":
+            if len(groups) > 1:
+                done.append(groups.pop())
+        elif ch in _BINARY:
+            groups[-1].append(ch)
+    count = 0
+    for ops in done + groups:
+        count += sum(len(set(part)) > 1 for part in "".join(ops).replace("↔", "→").split("→"))
+    return count
 
 
 def scope_leaks(text: str) -> int:
@@ -836,8 +960,8 @@ def paren_repairs(
 
     >>> [t for t, _ in paren_repairs("∀x (Dog(x) → Animal(x)")]
     ['∀x (Dog(x) → Animal(x))']
-    >>> [t for t, _ in paren_repairs("P(a) ∨ Q(b)) ∧ R(c)")]
-    ['P(a) ∨ Q(b) ∧ R(c)', '(P(a) ∨ Q(b)) ∧ R(c)']
+    >>> [t for t, _ in paren_repairs("P(a) ∨ Q(b)) ∧ R(c)")]  # ∨ and ∧ unparenthesised: unlikely
+    ['(P(a) ∨ Q(b)) ∧ R(c)', 'P(a) ∨ Q(b) ∧ R(c)']
     >>> [t for t, _ in paren_repairs("P(a ∧ Q(b)")]
     ['P(a) ∧ Q(b)']
     >>> [t for t, _ in paren_repairs("∀x (Dogx) → Animal(x))")]
@@ -875,7 +999,7 @@ def paren_repairs(
             continue  # a name glued to its lost argument list (`Dogx`) is not a proposition
         # needless parentheses and a variable left outside its quantifier's group are unlikely
         score = cost + 0.5 * redundant_pairs(after) + 0.5 * propositions(f)
-        score += 2.0 * scope_leaks(after)
+        score += 2.0 * scope_leaks(after) + 1.5 * mixed_precedence(after)
         key = shape(f)
         if key not in groups or (score, after) < groups[key][:2]:
             groups[key] = (score, after, edits, free_variables(f))
@@ -949,10 +1073,10 @@ _STRAY = set(",;:`'\"´.?|\\")
 def typo_repairs(text: str, vocabulary: Iterable[str] = ()) -> list[Fix]:
     """Single-token fixes that make `text` parse, most specific first.
 
-    None for a formula with a name glued to its argument list (`DistrictInyangshuo, guilin)`,
-    see `_formula_level_names`): only splitting the name repairs that, and a token fix would
-    make the argument list another predicate's (`DistrictInyangshuo(guilin)`). Nor any fix
-    that leaves a propositional atom the item (`vocabulary`) does not use.
+    None for a formula with a name glued to its argument list (`CityInlyon, spain)`, see
+    `_formula_level_names`): only splitting the name repairs that, and a token fix would make
+    the argument list another predicate's (`CityInlyon(spain)`). Nor any fix that leaves a
+    propositional atom the item (`vocabulary`) does not use.
 
     >>> typo_repairs("P(a) v (Q(a))")[0][0]
     'P(a) ∨ (Q(a))'
@@ -1135,31 +1259,18 @@ def spelled_alike(a: str, b: str, kind: NameKind) -> bool:
     return at != 0 and not (removed and inserted and at == len(a) - 1)
 
 
-def _in_nl(word: str, nl_words: set[str]) -> bool:
-    w = word.lower()
-    return w in nl_words or w + "s" in nl_words or w + "es" in nl_words
-
-
-def _nl_support(name: str, nl_words: set[str]) -> int:
-    """How many of a name's camel-case words occur in the item's sentences (plurals allowed)."""
-    return sum(1 for w in _CAMEL.findall(name) if _in_nl(w, nl_words))
-
-
-def _nl_words(findings: Findings) -> set[str]:
-    return {w.lower() for s in findings.nl.values() for w in re.findall(r"\w+", s)}
-
-
-def _both_in_nl(a: str, b: str, nl_words: set[str]) -> bool:
+def _both_in_nl(a: str, b: str, words: Words) -> bool:
     """Whether the sentences use every word of two look-alike names: two concepts, not a typo.
 
     Case and plural variants are one concept whatever the sentences say.
 
-    >>> _both_in_nl("Dessert", "Desert", {"desserts", "deserts"}), _both_in_nl("Studen", "Student", {"students"})
+    >>> w = Words.of("Desserts are not deserts; students.")
+    >>> _both_in_nl("Dessert", "Desert", w), _both_in_nl("Studen", "Student", w)
     (True, False)
     """
     if a.lower() == b.lower() or _plural(a.lower(), b.lower()):
         return False
-    return all(_in_nl(w, nl_words) for name in (a, b) for w in _CAMEL.findall(name))
+    return all(words.known(w) for name in (a, b) for w in _CAMEL.findall(name))
 
 
 def _conventional(name: str, kind: NameKind) -> bool:
@@ -1169,28 +1280,31 @@ def _conventional(name: str, kind: NameKind) -> bool:
 
 
 def _preference(
-    findings: Findings, kind: NameKind, counts: Counter[str]
-) -> Callable[[str], tuple[int, ...]]:
-    """A sort key for spellings of one name: the larger key is the spelling to keep.
+    words: Words, kind: NameKind, formulas: Counter[str], occurrences: Counter[str]
+) -> Callable[[str, str], bool]:
+    """Whether spelling `t` beats spelling `m` of one name (`beats(t, m)`).
 
-    More occurrences first; then FOLIO's case convention, support by the sentences' words,
-    use in the premises, and earlier first use in the item.
+    Evidence, strongest first: the number of formulas that use the spelling (a slip is made
+    in one formula, and a formula repeating a name is one witness), then of occurrences (a
+    slip changes one of them); FOLIO's case convention (`_conventional`); then the sentences'
+    words: for spellings that differ in more than case, fewer camel-case words that are not
+    words of the sentences (`Studen`, `SunA`); last, fewer capitals off the words' boundaries
+    (`aNn` for "Ann", `year2013final` for "the 2013 final"). Where a premise or the conclusion
+    uses a spelling, or which comes first, is no evidence: when nothing tells two spellings
+    apart, neither beats the other, and the tie is left alone.
     """
-    nl_words = _nl_words(findings)
-    premises = {u.name for w, t in findings.fol.items() if w != "conclusion" for u in name_uses(t)}
-    order = list(dict.fromkeys(u.name for t in findings.fol.values() for u in name_uses(t)))
 
-    def key(name: str) -> tuple[int, ...]:
-        first_use = order.index(name) if name in order else len(order)
-        return (
-            counts[name],
-            _conventional(name, kind),
-            _nl_support(name, nl_words),
-            name in premises,
-            -first_use,
-        )
+    def beats(t: str, m: str) -> bool:
+        counts = [(formulas[n], occurrences[n], _conventional(n, kind)) for n in (t, m)]
+        if counts[0] != counts[1]:
+            return counts[0] > counts[1]
+        if t.lower() != m.lower():
+            unknown = words.unknown(t), words.unknown(m)
+            if unknown[0] != unknown[1]:
+                return unknown[0] < unknown[1]
+        return words.case_errors(t) < words.case_errors(m)
 
-    return key
+    return beats
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -1225,12 +1339,18 @@ def rename(text: str, kind: NameKind, arity: int | None, old: str, new: str) -> 
 def unify_names(findings: Findings) -> list[Candidate]:
     """Rewrite the minority spelling of a name spelled two ways to the majority spelling.
 
-    Names are compared within one kind (predicates of one arity, constants); occurrences are
-    counted over the distinct formulas of the item and its story. Each spelling used in the
-    item that loses to a look-alike (see `spelled_alike`; ties go to FOLIO's case convention,
-    the sentences' words, then the premises) is rewritten, in every formula of the item, to
-    the closest spelling that beats it — one candidate each, strongest evidence first, then
-    all of them together. Two spellings whose words the sentences both use are two names.
+    Names are compared within one kind (predicates of one arity, constants); uses are counted
+    over the distinct formulas of the item and its story, the conclusion included. Each
+    spelling used in the item that loses to a look-alike (see `spelled_alike`; for what wins,
+    see `_preference`) is rewritten, in every formula of the item, to the closest spelling that
+    beats it — one candidate each, strongest evidence first, then all of them together. A
+    formula that spells a name both ways has a slip of its own: the rewrite of just such
+    formulas comes right before the rewrite everywhere (the smaller edit first). Two
+    spellings whose words the sentences both use are two names. A name the item uses with two
+    arities is left to `harmonize_arity`: renaming one of them would hide the conflict, not
+    repair it. A tie proposes nothing: the rewrite would make the item consistent either way,
+    so the gate cannot tell the slip from the intended spelling, and guessing rewrites the
+    right formulas to the slip.
 
     >>> fol = {"premises[0]": "∀x (Studen(x) → Young(x))", "premises[1]": "Student(ann)",
     ...        "conclusion": "Young(ann)"}
@@ -1239,30 +1359,44 @@ def unify_names(findings: Findings) -> list[Candidate]:
     [[('premises[0]', '∀x (Student(x) → Young(x))')]]
     """
     parsed = _parsed_fields(findings)
-    counts: dict[tuple[NameKind, int], Counter[str]] = {}
+    formulas: dict[tuple[NameKind, int], Counter[str]] = {}
+    occurrences: dict[tuple[NameKind, int], Counter[str]] = {}
     for text in _item_texts(findings):
-        for u in name_uses(text):
-            counts.setdefault((u.kind, u.arity), Counter())[u.name] += 1
+        uses = name_uses(text)
+        for u in uses:
+            occurrences.setdefault((u.kind, u.arity), Counter())[u.name] += 1
+        for kind, arity, name in {(u.kind, u.arity, u.name) for u in uses}:
+            formulas.setdefault((kind, arity), Counter())[name] += 1
     in_item = {(u.kind, u.arity, u.name) for w in parsed for u in name_uses(findings.fol[w])}
-    nl_words = _nl_words(findings)
+    arities: dict[tuple[NameKind, str], set[int]] = {}
+    for kind, arity, name in in_item:
+        arities.setdefault((kind, name), set()).add(arity)
+    words = Words.of(*findings.nl.values())
     # (strength, kind, arity, minority, target): one rewrite per losing spelling
-    rewrites: list[tuple[float, NameKind, int, str, str]] = []
-    for (kind, arity), names in sorted(counts.items()):
-        key = _preference(findings, kind, names)
+    rewrites: list[tuple[tuple[float, float], NameKind, int, str, str]] = []
+    for (kind, arity), names in sorted(formulas.items()):
+        counted = occurrences[(kind, arity)]
+        beats = _preference(words, kind, names, counted)
         for m in sorted(names):
-            if (kind, arity, m) not in in_item:
-                continue
+            if (kind, arity, m) not in in_item or len(arities[(kind, m)]) > 1:
+                continue  # not in the item, or in an arity conflict: harmonize_arity's business
             better = [
                 t
                 for t in names
-                if key(t) > key(m) and spelled_alike(m, t, kind) and not _both_in_nl(m, t, nl_words)
+                if spelled_alike(m, t, kind) and beats(t, m) and not _both_in_nl(m, t, words)
             ]
             if better:
                 # the closest spelling that beats it: a typo of a typo goes back one step
-                t = min(better, key=lambda t: (edit_distance(m, t), -names[t], t))
-                rewrites.append((names[t] / names[m], kind, arity, m, t))
-    rewrites.sort(key=lambda r: -r[0])  # stable: ties keep kind/arity/name order
-    out = [_rename_everywhere(findings, parsed, [r]) for r in rewrites]
+                t = min(better, key=lambda t: (edit_distance(m, t), -names[t], -counted[t], t))
+                strength = (names[t] / names[m], counted[t] / counted[m])
+                rewrites.append((strength, kind, arity, m, t))
+    rewrites.sort(key=lambda r: (-r[0][0], -r[0][1]))  # stable: ties keep kind/arity/name order
+    out = [
+        candidate
+        for r in rewrites
+        for mixed_only in (True, False)
+        for candidate in [_rename_everywhere(findings, parsed, [r], mixed_only=mixed_only)]
+    ]
     if len(rewrites) > 1:
         out.append(_rename_everywhere(findings, parsed, rewrites))
     return _unique(c for c in out if c)[:MAX_CANDIDATES]
@@ -1271,13 +1405,23 @@ def unify_names(findings: Findings) -> list[Candidate]:
 def _rename_everywhere(
     findings: Findings,
     parsed: dict[Where, Formula],
-    rewrites: Sequence[tuple[float, NameKind, int, str, str]],
+    rewrites: Sequence[tuple[tuple[float, float], NameKind, int, str, str]],
+    *,
+    mixed_only: bool = False,
 ) -> Candidate:
-    """One candidate applying all `rewrites` to every formula of the item that uses them."""
+    """One candidate applying all `rewrites` to every formula of the item that uses them.
+
+    With `mixed_only`, only to the formulas that use both spellings of a name.
+    """
     targets = {(kind, arity, m): t for _, kind, arity, m, t in rewrites}
 
     def rewrite(text: str) -> str:
         uses = name_uses(text)
+        present = {(u.kind, u.arity, u.name) for u in uses}
+        if mixed_only and not any(
+            key in present and (key[0], key[1], t) in present for key, t in targets.items()
+        ):
+            return text
         return splice(
             text,
             [
@@ -1382,13 +1526,27 @@ def _insert_arg(text: str, atom: _Atom, i: int, name: str) -> TextEdit:
 ArityOption = Callable[[str, _Atom], TextEdit | None]
 
 
-def _arity_options(minority_k: int, majority_k: int, fixed: dict[int, str]) -> list[ArityOption]:
+def _arity_options(
+    minority_k: int, majority_k: int, majority: Sequence[_Atom], sentences: dict[str, Words]
+) -> list[ArityOption]:
     """Structurally justified ways to turn a `minority_k`-ary atom into a `majority_k`-ary one.
 
-    One argument too many: drop a constant (or a variable the atom repeats), last position
-    first, unless a kept constant contradicts one the majority form always has. One too few:
-    insert the constant the majority form always has at a position, last position first.
+    One argument too many: drop an argument only the minority form has — a constant no
+    majority use has in that position, or a variable the atom repeats — last position first,
+    unless a kept constant contradicts one the majority form always has. One too few: append the
+    constant every majority use has last, and only when that is unambiguous — the atom's own
+    arguments line up with the majority form's (no constant where it always has another),
+    the atom does not already have that constant, the result does not repeat a conjunct or
+    disjunct (`From(a, b) ∧ From(a, b)`, see `repeats`), and the formula's sentence mentions
+    the constant (`sentences`, by formula text; a formula without one is not checked).
+    Inserting elsewhere would shift the atom's arguments: a guess the gate cannot check when
+    the premise does not matter to the label.
     """
+    fixed = _fixed_constants(majority)
+    # (slot, constant) pairs the majority form has: an argument there lines up with it
+    in_majority = {
+        (i, t.name) for a in majority for i, t in enumerate(a.args) if isinstance(t, Const)
+    }
     options: list[ArityOption] = []
     if minority_k == majority_k + 1:
         for i in range(minority_k - 1, -1, -1):
@@ -1400,20 +1558,45 @@ def _arity_options(minority_k: int, majority_k: int, fixed: dict[int, str]) -> l
                     isinstance(t, Const) and j in fixed and t.name != fixed[j]
                     for j, t in enumerate(kept)
                 )
-                droppable = isinstance(arg, Const) or atom.args.count(arg) > 1
+                only_here = isinstance(arg, Const) and (i, arg.name) not in in_majority
+                droppable = only_here or atom.args.count(arg) > 1
                 return _drop_arg(atom, i) if droppable and not clash else None
 
             options.append(drop)
-    elif minority_k + 1 == majority_k:
-        for i in sorted(fixed, reverse=True):
+    elif minority_k + 1 == majority_k and minority_k in fixed:
+        constant = fixed[minority_k]
 
-            def insert(text: str, atom: _Atom, i: int = i) -> TextEdit | None:
-                if any(isinstance(t, Const) and t.name == fixed[i] for t in atom.args):
-                    return None  # the constant is already there: the missing one is another
-                return _insert_arg(text, atom, i, fixed[i])
+        def append(text: str, atom: _Atom) -> TextEdit | None:
+            if any(isinstance(t, Const) and t.name == constant for t in atom.args):
+                return None  # the constant is already there: the missing one is another
+            if any(
+                isinstance(t, Const) and j in fixed and t.name != fixed[j]
+                for j, t in enumerate(atom.args)
+            ):
+                return None  # the arguments do not line up with the majority form's
+            words = sentences.get(text, Words())
+            if words.words and not words.mention(constant):
+                return None  # the sentence does not mention it
+            edit = _insert_arg(text, atom, minority_k, constant)
+            before, after = parses(text), parses(splice(text, [edit]))
+            if before is None or after is None or repeats(after) > repeats(before):
+                return None  # `From(a, b) ∧ From(a, b)`: the formula states that atom already
+            return edit
 
-            options.append(insert)
+        options.append(append)
     return options
+
+
+def repeats(f: Formula) -> int:
+    """Operands a conjunction or disjunction repeats (`A ∧ B ∧ A`): FOLIO does not write them.
+
+    >>> from refinery.logic.parse import parse
+    >>> repeats(parse("P(a) ∧ (Q(a) ∧ P(a))")), repeats(parse("P(a) → Q(a) ∧ P(a)"))
+    (1, 0)
+    """
+    return sum(
+        len(n.args) - len(set(n.args)) for n in subformulas(shape(f)) if isinstance(n, And | Or)
+    )
 
 
 def _rewrite_atoms(text: str, *, name: str, arity: int, option: ArityOption) -> str | None:
@@ -1432,9 +1615,9 @@ def harmonize_arity(findings: Findings) -> list[Candidate]:
     """Make a predicate's minority arity match its majority arity, where arguments justify it.
 
     Uses are counted over the distinct formulas of the item and its story; a tie says nothing.
-    With one argument too many, drop a constant argument (the last one first) or a variable
-    repeated in the same atom. With one too few, insert the constant the majority form always
-    has at some position. Each option rewrites every minority use in the item, or none.
+    With one argument too many, drop an argument only the minority form has; with one too few,
+    append the constant every majority use ends with, where nothing makes that ambiguous (see
+    `_arity_options`). Each option rewrites every minority use in the item, or none.
     Predicates with the clearest majority come first.
 
     >>> fol = {"premises[0]": "∀x (Drinks(x, coffee) → Awake(x))", "premises[1]": "Drinks(ann)",
@@ -1442,8 +1625,12 @@ def harmonize_arity(findings: Findings) -> list[Candidate]:
     >>> f = Findings("i", "s", fol, {}, None)
     >>> [[e.after for e in c] for c in harmonize_arity(f)]
     [['Drinks(ann, coffee)']]
+    >>> nl = {"premises[1]": "Ann drinks tea."}  # the sentence does not say coffee
+    >>> harmonize_arity(Findings("i", "s", fol, nl, None))
+    []
     """
     parsed = _parsed_fields(findings)
+    sentences = {findings.fol[w]: _sentence(findings, w) for w in parsed}
     uses: dict[str, dict[int, list[_Atom]]] = {}
     for text in _item_texts(findings):
         for atom in _atoms(text):
@@ -1458,7 +1645,7 @@ def harmonize_arity(findings: Findings) -> list[Candidate]:
         if len(majority) == len(minority):
             continue  # no majority: nothing says which form is right
         why = f"{name!r} takes {majority_k} arguments in {len(majority)} other uses"
-        for option in _arity_options(minority_k, majority_k, _fixed_constants(majority)):
+        for option in _arity_options(minority_k, majority_k, majority, sentences):
             rewrite = functools.partial(_rewrite_atoms, name=name, arity=minority_k, option=option)
             candidate = _rewrite_item(findings, parsed, rewrite, "harmonize_arity", why)
             if candidate:
@@ -1562,8 +1749,188 @@ def _likely_quantifiers(scope: Formula | None) -> tuple[str, str]:
     return ("∀", "∃")
 
 
+_PREFIX = re.compile(r"([∀∃])\s*([\w']+)\s*")
+
+#: Words that say "some" (∃) or "all" (∀). "Not all" is existential, and so is a possibility
+#: ("it may get Monkeypox"); "there is no" is universal, and so is a conditional ("if someone is
+#: angry, they yell").
+_SOME = re.compile(
+    r"\b(?:some(?:one|body|thing|where)?|there(?:'s|’s| is| are| was| were| exists?)(?! no\b)|exists?"
+    r"|at least|not (?:all|every(?:one|thing)?)|may|might|one|two|three|four|five|several|many|a few)\b",
+    re.IGNORECASE,
+)
+_ALL = re.compile(
+    r"\b(?:all|every(?:one|body|thing)?|each|any(?:one|body|thing)?|no(?:ne|body|thing)?|never"
+    r"|whoever|whatever|whenever|if|when)\b",
+    re.IGNORECASE,
+)
+
+
+def quantifier_cue(sentence: str) -> str | None:
+    """The quantifier a sentence's wording asks for: ∃ for "some", ∀ for "all", else None.
+
+    >>> [quantifier_cue(s) for s in ("Some fish sting.", "Not all bears are wild.",
+    ...     "There are no ghosts.", "All cats purr.", "Rappers release albums.",
+    ...     "If someone is angry, they yell.")]
+    ['∃', '∃', '∀', '∀', None, None]
+    """
+    some = _SOME.search(sentence) is not None
+    negated = re.sub(r"\bnot (?:all|every(?:one|thing)?)\b", "", sentence, flags=re.IGNORECASE)
+    every = _ALL.search(negated) is not None
+    if some == every:
+        return None
+    return "∃" if some else "∀"
+
+
+def _prefix(text: str) -> tuple[list[tuple[str, str, int]], int]:
+    """The quantifiers a formula starts with, as (quantifier, variable, start), and its body's start.
+
+    >>> _prefix("∃y ∀z (P(y, z))")
+    ([('∃', 'y', 0), ('∀', 'z', 3)], 6)
+    """
+    chain: list[tuple[str, str, int]] = []
+    pos = len(text) - len(text.lstrip())
+    while (m := _PREFIX.match(text, pos)) is not None:
+        chain.append((m.group(1), m.group(2), m.start()))
+        pos = m.end()
+    return chain, pos
+
+
+def _roles(f: Formula) -> dict[str, frozenset[tuple[str, int, int, bool]]]:
+    """For each variable or constant name, the argument slots it fills: (predicate, arity,
+    position, under an odd number of negations); equality is the predicate '='."""
+    out: dict[str, set[tuple[str, int, int, bool]]] = {}
+
+    def slot(t: Term, role: tuple[str, int, int, bool]) -> None:
+        if isinstance(t, Var | Const):
+            out.setdefault(t.name, set()).add(role)
+
+    def walk(g: Formula, neg: bool) -> None:
+        match g:
+            case Pred(name, terms):
+                for i, t in enumerate(terms):
+                    slot(t, (name, len(terms), i, neg))
+            case Eq(lhs, rhs):
+                slot(lhs, ("=", 2, 0, neg))
+                slot(rhs, ("=", 2, 0, neg))
+            case Not(body):
+                walk(body, not neg)
+            case And(parts) | Or(parts):
+                for part in parts:
+                    walk(part, neg)
+            case Implies(left, right):
+                walk(left, not neg)
+                walk(right, neg)
+            case Xor(left, right) | Iff(left, right):
+                walk(left, neg)
+                walk(right, neg)
+            case Forall(_, body) | Exists(_, body):
+                walk(body, neg)
+            case _:
+                assert_never(g)
+
+    walk(f, False)
+    return {name: frozenset(roles) for name, roles in out.items()}
+
+
+def _twin_quantifier(f: Formula, chain: Sequence[tuple[str, str, int]], var: str) -> str | None:
+    """The quantifier of the bound variables that fill exactly `var`'s slots, if they agree.
+
+    FOLIO writes "two distinct cities" as twin variables under one quantifier:
+    `∃x ∃y (City(x) ∧ City(y) ∧ ¬(x=y))`; a lost binder of one twin is the other's. Slots
+    count with their polarity (`Visit(x) ∧ ¬Visit(y)` are no twins), equalities not at all.
+
+    >>> from refinery.logic.parse import parse
+    >>> text = "∃y (City(x) ∧ City(y) ∧ ¬(x=y))"
+    >>> _twin_quantifier(parse(text), _prefix(text)[0], "x")
+    '∃'
+    """
+    roles = {
+        name: frozenset(r for r in slots if r[0] != "=") for name, slots in _roles(f).items()
+    }  # twins differ in the equalities that keep them apart
+    mine = roles.get(var)
+    found = {q for q, v, _ in chain if v != var and mine and roles.get(v) == mine}
+    return found.pop() if len(found) == 1 else None
+
+
+def _var_quantifiers(f: Formula, var: str) -> tuple[str, str]:
+    """`_likely_quantifiers` for the smallest subformula holding every use of `var`.
+
+    A variable used only in a rule's condition is universal even in a conjunction there
+    (`(A(x) ∧ R(x, y)) → B(y)` lost `∀x`), and one used only in a conclusion's conjunction is
+    existential (`A(x) → C(y) ∧ R(x, y)` lost `∃y`): a negative position turns the answer over.
+
+    >>> from refinery.logic.parse import parse
+    >>> _var_quantifiers(parse("∀y ((A(x) ∧ R(x, y)) → B(y))"), "x")
+    ('∀', '∃')
+    >>> _var_quantifiers(parse("∀x (A(x) → C(y) ∧ R(x, y))"), "y")
+    ('∃', '∀')
+    """
+
+    def holds(g: Formula) -> bool:
+        return var in _roles(g)
+
+    node, negative = f, False
+    while True:
+        match node:
+            case Forall(_, body) | Exists(_, body):
+                node = body
+                continue
+            case Not(body):
+                node, negative = body, not negative
+                continue
+            case And(args) | Or(args):
+                holding = [a for a in args if holds(a)]
+                if len(holding) == 1:
+                    node = holding[0]
+                    continue
+            case Implies(left, right) if holds(left) != holds(right):
+                node, negative = (left, not negative) if holds(left) else (right, negative)
+                continue
+            case Xor(left, right) | Iff(left, right) if holds(left) != holds(right):
+                node = left if holds(left) else right
+                continue
+        break
+    first, second = _likely_quantifiers(node)
+    return (second, first) if negative else (first, second)
+
+
+def _at_tail(text: str, group: int) -> bool:
+    """Whether the group opening at `group` is the last thing in its enclosing scope.
+
+    Only there does a binder before it scope over the group alone: the parser extends a
+    quantifier to the end of its own enclosing group.
+    """
+    close = paren_pairs(text).get(group)
+    if close is None:
+        return False
+    rest = text[close + 1 :].lstrip()
+    return not rest or rest[0] == ")"
+
+
 def _closings(findings: Findings, where: Where, text: str, var: str) -> list[Fix]:
     """Ways to close the free `var` in `text` (the formula at `where`), most plausible first.
+
+    A lost binder is restored where FOLIO puts binders, in this order:
+
+    - among the leading quantifiers, with the quantifier of a twin variable, if there is one
+      (`_twin_quantifier`);
+    - nested, right before the innermost group that uses the variable, when that group is not
+      the formula's body and either ends its enclosing scope (`A(x) → (B(y) ∧ C(x, y))`),
+      already has a binder (`∃y (B(y) ∧ C(z, y)) → D` lost `∃z` next to `∃y`) or follows a ¬
+      (`¬∃x (…)`, FOLIO's "no one"): elsewhere a binder before a group followed by more
+      formula would scope over that too;
+    - the one constant the item's other formulas put in the same argument of the same
+      predicate, when this formula already names that constant;
+    - among the leading quantifiers, in alphabetical order (FOLIO binds x, y, z in turn:
+      `∀y (R(x, y))` lost `∀x` in front), or over the whole formula when it has none; the
+      quantifier by the sentence's wording (`quantifier_cue`) together with the shape of the
+      part of the formula that uses the variable (`_var_quantifiers`): the two agreeing, or
+      only one speaking, decide, ∀ before ∃ when a universal sentence has a conjunction's
+      shape; a rule-shaped formula whose sentence says "some" (`∃x (A(x) → B(x))`, an
+      annotators' slip as often as not) is undecidable and gets no leading binder. Then the
+      other quantifier;
+    - that constant when this formula does not name it, unless the binders were undecidable.
 
     Only texts that parse and no longer have `var` free; one per meaning.
     """
@@ -1571,21 +1938,37 @@ def _closings(findings: Findings, where: Where, text: str, var: str) -> list[Fix
     if f is None:
         return []
     raw: list[Fix] = []
+    chain, body = _prefix(text)
+    twin = _twin_quantifier(f, chain, var)
+    order = _leading_quantifiers(findings, where, f, twin, var)
+    leading: list[Fix] = []
+    for q in order:
+        if chain:
+            at = next((start for _, v, start in chain if v > var), body)
+            after = splice(text, [(at, at, f"{q}{var} ")])
+        else:
+            after = _quantify(text, q, var)
+        leading.append((after, f"bind {var} ({q}) over the formula"))
+    if twin is not None:  # the strongest evidence there is
+        raw.append(leading.pop(0))
     group = _innermost_group(text, _var_spans(text, var))
-    if group is not None:
+    nested = re.search(r"(?:[∀∃]\s*[\w']+|¬)\s*$", text[:group]) if group is not None else None
+    if group is not None and group != body and (nested or _at_tail(text, group)):
         # a lost nested quantifier belongs right before the group that uses its variable
         q = _likely_quantifiers(parses(text[group + 1 : paren_pairs(text)[group]]))[0]
         raw.append((splice(text, [(group, group, f"{q}{var} ")]), f"bind {var} ({q}) there"))
-    first, second = _likely_quantifiers(f)
-    raw.append((_quantify(text, first, var), f"bind {var} ({first}) over the formula"))
-    raw.append((_quantify(text, second, var), f"bind {var} ({second}) over the formula"))
     constant = _sole_constant(findings, where, text, var)
+    named: Fix | None = None
     if constant is not None:
         after = splice(text, [(s, e, constant) for s, e in _var_spans(text, var)])
         named = (after, f"{var} stands where the item's other formulas have {constant}")
         # a formula that already talks about that individual most likely meant it here too
-        about = any(u.kind == "constant" and u.name == constant for u in name_uses(text))
-        raw.insert(0 if about else len(raw), named)
+        if any(u.kind == "constant" and u.name == constant for u in name_uses(text)):
+            raw.append(named)
+            named = None
+    raw += leading
+    if named is not None and order:  # last; where the binders are undecidable, so is this
+        raw.append(named)
     out: list[Fix] = []
     seen: set[Formula] = set()
     for after, why in raw:
@@ -1594,6 +1977,21 @@ def _closings(findings: Findings, where: Where, text: str, var: str) -> list[Fix
             seen.add(shape(g))
             out.append((after, why))
     return out
+
+
+def _leading_quantifiers(
+    findings: Findings, where: Where, f: Formula, twin: str | None, var: str
+) -> tuple[str, ...]:
+    """The quantifiers to try for a binder among the leading ones, likeliest first (see `_closings`)."""
+    if twin is not None:
+        return (twin, "∃" if twin == "∀" else "∀")
+    shaped = _var_quantifiers(f, var)
+    cue = quantifier_cue(findings.nl.get(where, ""))
+    if cue is None or cue == shaped[0]:
+        return shaped
+    if cue == "∀":
+        return ("∀", "∃")
+    return ()  # "some" over a rule: as often ∀ (a slip in the sentence) as ∃ (in the formula)
 
 
 def _free_edits(findings: Findings) -> dict[Where, list[Edit]]:
@@ -1620,12 +2018,13 @@ def _free_edits(findings: Findings) -> dict[Where, list[Edit]]:
 def close_free_variables(findings: Findings) -> list[Candidate]:
     """Close a free variable: bind it where it is used, bind it over the formula, or name it.
 
-    Candidates, most plausible first: when the variable's occurrences sit inside a group, a
-    binder just before the innermost such group (a lost nested quantifier); then a binder over
-    the whole formula, ∀ first for a rule-shaped formula and ∃ first for a conjunction; the
-    one constant the item's other formulas put in the same argument of the same predicate
-    comes first when this formula already names that constant, else last. Several formulas
-    with free variables are repaired together first (see `_joint`).
+    Candidates, most plausible first (see `_closings`): a binder with a twin variable's
+    quantifier; a binder just before the innermost group that uses the variable, where that
+    group ends its scope (a lost nested quantifier); the one constant the item's other formulas
+    put in the same argument of the same predicate, when this formula names it already; a
+    binder among the leading quantifiers (alphabetically) or over the whole formula, ∀ or ∃ as
+    the sentence's wording and the formula's shape say — none where they disagree on a rule.
+    Several formulas with free variables are repaired together first (see `_joint`).
 
     >>> fol = {"premises[0]": "Regret(robert, college)", "conclusion": "Regret(x, college) ∧ Sad(robert)"}
     >>> f = Findings("i", "s", fol, {}, None)
@@ -1633,7 +2032,7 @@ def close_free_variables(findings: Findings) -> list[Candidate]:
     [['Regret(robert, college) ∧ Sad(robert)'], ['∃x (Regret(x, college) ∧ Sad(robert))'], ['∀x (Regret(x, college) ∧ Sad(robert))']]
     >>> f = Findings("i", "s", {"premises[0]": "∀x (A(x) → (B(x, y)))", "conclusion": "A(a)"}, {}, None)
     >>> [c[0].after for c in close_free_variables(f)]
-    ['∀x (A(x) → ∃y (B(x, y)))', '∀y ∀x (A(x) → (B(x, y)))', '∃y ∀x (A(x) → (B(x, y)))']
+    ['∀x (A(x) → ∃y (B(x, y)))', '∀x ∃y (A(x) → (B(x, y)))', '∀x ∀y (A(x) → (B(x, y)))']
     """
     return _joint(_free_edits(findings))
 

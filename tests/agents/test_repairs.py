@@ -59,14 +59,16 @@ def test_missing_closer_at_the_end_is_appended_with_a_complete_edit() -> None:
         ("P(a ∧ Q(b)", ["P(a) ∧ Q(b)"]),
         # a missing inner closer: the end is likelier, but only one meaning survives dedup
         ("∀x (Student(x) → (Young(x) ∨ Old(x))", ["∀x (Student(x) → (Young(x) ∨ Old(x)))"]),
-        # an extra ')': delete it, or open a group at the start
-        ("P(a) ∨ Q(b)) ∧ R(c)", ["P(a) ∨ Q(b) ∧ R(c)", "(P(a) ∨ Q(b)) ∧ R(c)"]),
+        # an extra ')': open a group at the start, or delete it (∨ and ∧ left to precedence:
+        # FOLIO groups them)
+        ("P(a) ∨ Q(b)) ∧ R(c)", ["(P(a) ∨ Q(b)) ∧ R(c)", "P(a) ∨ Q(b) ∧ R(c)"]),
         # a lost '(' after a leading ¬ is FOLIO's ¬(… ∧ …) idiom …
         ("¬Tall(ann) ∧ Rich(ann))", ["¬(Tall(ann) ∧ Rich(ann))", "¬Tall(ann) ∧ Rich(ann)"]),
         # … but not when the group would hold another ¬: then the ')' is the stray one
         ("¬Tall(ann) ∧ ¬Rich(ann))", ["¬Tall(ann) ∧ ¬Rich(ann)", "¬(Tall(ann) ∧ ¬Rich(ann))"]),
-        # a lost argument-list '(' glues predicate and variable: split them
-        ("∀x (Studentx) → Young(x))", ["∀x (Student(x) → Young(x))", "∀x (Studentx) → Young(x)"]),
+        # a lost argument-list '(' glues predicate and variable: split them (deleting the ')'
+        # would make `Studentx` a proposition, which FOLIO never has)
+        ("∀x (Studentx) → Young(x))", ["∀x (Student(x) → Young(x))"]),
         # balanced counts, misplaced: one ')' too early and one missing at the end
         ("A(a)) → ¬(B(a) ∧ C(a)", ["A(a) → ¬(B(a) ∧ C(a))", "A(a) → ¬B(a) ∧ C(a)"]),
     ],
@@ -80,6 +82,57 @@ def test_parenthesis_candidates_in_order(text: str, expected: list[str]) -> None
 def test_a_glued_constant_is_split_using_the_items_vocabulary() -> None:
     f = findings(["Studentann) ∧ Young(bob)", "Student(ann)"])
     assert afters(R.balance_parentheses(f))[0] == [("premises[0]", "Student(ann) ∧ Young(bob)")]
+
+
+# Regressions from the faithfulness benchmark (`benchmarks/bench_faithfulness.py`): each case
+# below was a false approval — an accepted repair that was not the original formula.
+
+
+@pytest.mark.parametrize(
+    ("text", "sentence", "expected"),
+    [
+        # a name running into ',' outside any argument list is a predicate glued to its first
+        # argument; the sentence's words say where: `CityIn` + `lyon`, not a new unary predicate
+        ("¬CityInlyon, spain)", "Lyon is not a city in Spain.", "¬CityIn(lyon, spain)"),
+        # the constant's words run together ("Bob's party" → `bobsparty`) and beat `Ofbob|sparty`
+        ("GuestOfbobsparty, ann)", "Ann is a guest of Bob's party.", "GuestOf(bobsparty, ann)"),
+        # glued to a ')': deleting it would make `ChessClubmarlow` a proposition
+        ("ChessClubmarlow)", "Marlow is a chess club.", "ChessClub(marlow)"),
+    ],
+)
+def test_a_glued_name_is_split_where_the_sentence_says(
+    text: str, sentence: str, expected: str
+) -> None:
+    f = findings([text, "Q(b)"], nl={"premises[0]": sentence})
+    assert afters([c for _, c in R.propose_repairs(f)]) == [[("premises[0]", expected)]]
+
+
+@pytest.mark.parametrize("text", ["¬CityInlyon, spain)", "ChessClubmarlow)"])
+def test_a_glued_name_without_evidence_gets_no_candidate(text: str) -> None:
+    # no guessed split, no deleted ',' or ')': each would turn the argument list into another
+    # predicate's (`¬CityInlyon (spain)`) or the atom into a proposition
+    f = findings([text, "Q(b)"], nl={"premises[0]": "It is not so."})
+    assert R.propose_repairs(f) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # FOLIO writes a≠b as ¬(a=b): that is the group that lost its ')', not the whole rest
+        ("¬(a=b ∧ ¬(a=c) ∧ ¬(b=c)", "¬(a=b) ∧ ¬(a=c) ∧ ¬(b=c)"),
+        ("¬((a=b) ∧ ¬(a=c) ∧ ¬(b=c)", "¬(a=b) ∧ ¬(a=c) ∧ ¬(b=c)"),
+        # deleting the last ')' would leave `Deep(x)` outside its quantifier's parentheses
+        ("∀x (Lake(x) → Big(x)) ⊕ Deep(x))", "∀x (Lake(x) → Big(x) ⊕ Deep(x))"),
+        # deleting the last ')' would chain ∧ and ⊕ unparenthesised: the '(' was lost
+        ("Tv(m) ∧ In(m, lab) ⊕ Has(m, port))", "Tv(m) ∧ (In(m, lab) ⊕ Has(m, port))"),
+        # a rule inside ¬(…) is not FOLIO's ¬(A ∧ B): the last ')' is the stray one
+        ("¬(P(a) ∧ Q(a)) → R(a))", "¬(P(a) ∧ Q(a)) → R(a)"),
+        # a '(' lost inside a group: it pairs with the ')' that closed the group too early
+        ("∀x ∃y (W(x) → B(x, y) ∨ S(x, y)) ∧ W(y))", "∀x ∃y (W(x) → (B(x, y) ∨ S(x, y)) ∧ W(y))"),
+    ],
+)
+def test_the_likeliest_parenthesis_repair_comes_first(text: str, expected: str) -> None:
+    assert afters(R.balance_parentheses(findings([text, "Q(b)"])))[0] == [("premises[0]", expected)]
 
 
 def test_two_broken_formulas_are_repaired_together_first() -> None:
@@ -101,9 +154,9 @@ def test_no_parenthesis_candidates_without_a_parenthesis_problem(text: str) -> N
 
 def test_paren_repairs_is_capped() -> None:
     # a ')' after any operand closes the negation somewhere else: seven meanings, six kept
-    text = "¬(A(a) ∧ B(a) ∨ C(a) → D(a) ⊕ E(a) ∧ F(a) ∨ G(a)"
+    text = "¬(A(a) ∧ B(a) ∧ C(a) → D(a) ∧ E(a) ∧ F(a) ∧ G(a)"
     fixes = [after for after, _ in R.paren_repairs(text)]
-    assert fixes[:2] == [text + ")", "¬(A(a) ∧ B(a) ∨ C(a) → D(a) ⊕ E(a) ∧ F(a)) ∨ G(a)"]
+    assert fixes[:2] == [text + ")", "¬(A(a) ∧ B(a) ∧ C(a) → D(a) ∧ E(a) ∧ F(a)) ∧ G(a)"]
     assert len(fixes) == R.MAX_CANDIDATES
 
 
@@ -201,8 +254,8 @@ def test_names_inside_other_names_are_not_touched() -> None:
         ),
         # a tie: the case convention decides (predicates are capitalised)
         (["Happy(ann)", "happy(bob)"], [[("conclusion", "Happy(bob)")]]),
-        # a tie both ways: the spelling in the premises wins
-        (["Writtenby(a, b)", "WrittenBy(c, d)"], [[("conclusion", "Writtenby(c, d)")]]),
+        # a tie both ways: where a spelling is used says nothing, so nothing is proposed
+        (["Writtenby(a, b)", "WrittenBy(c, d)"], []),
     ],
 )
 def test_spelling_variants(fol: list[str], expected: list[list[tuple[str, str]]]) -> None:
@@ -227,7 +280,7 @@ def test_distinct_names_are_left_alone(fol: list[str]) -> None:
 
 
 def test_two_words_both_used_by_the_sentences_are_two_names() -> None:
-    fol = ["∀x (Dessert(x) → ¬Desert(x))", "Dessert(a)", "Desert(a)"]
+    fol = ["∀x (Dessert(x) → ¬Desert(x))", "Dessert(a)", "Dessert(b)", "Desert(a)"]
     nl = {"premises[0]": "Desserts are not deserts.", "conclusion": "A is a desert."}
     assert R.unify_names(findings(fol, nl=nl)) == []
     assert R.unify_names(findings(fol)) != []  # without the sentences, one edit looks like a typo
@@ -243,6 +296,57 @@ def test_a_typo_of_a_typo_goes_back_to_the_closest_spelling() -> None:
         "U(stephenCurry)",
     ]
     assert afters(R.unify_names(findings(fol)))[0] == [("premises[0]", "P(stephencurry)")]
+
+
+@pytest.mark.parametrize(
+    "fol",
+    [
+        # one formula each: the slip may be either spelling (`USInventions` rewrote the right
+        # `USInvention` elsewhere); singular and plural are both the sentence's word
+        ["∃x (Satellite(x) ∧ ¬USInventions(x))", "∀x (Feat(x) ∧ USInvention(x))"],
+        # the same for a constant's case, when the sentences do not say
+        ["Ran(aNn, council)", "Elected(ann, council)"],
+    ],
+)
+def test_a_tie_proposes_nothing(fol: list[str]) -> None:
+    nl = {"premises[0]": "Some satellites are not U.S. inventions.", "conclusion": "All are."}
+    assert R.unify_names(findings(fol, nl=nl)) == []
+
+
+@pytest.mark.parametrize(
+    ("fol", "sentence", "expected"),
+    [
+        # capitals fall on the English words' boundaries: "Ann" is `ann`, not `aNn` …
+        (["Ran(aNn, council)", "Elected(ann, council)"], "Ann ran.", "Ran(ann, council)"),
+        # … and "the 2013 final" is `year2013Final`
+        (
+            ["Won(celtic, year2013final)", "Won(rangers, year2013Final)"],
+            "Celtic won the 2013 final.",
+            "Won(celtic, year2013Final)",
+        ),
+    ],
+)
+def test_a_case_tie_is_decided_by_the_sentences(
+    fol: list[str], sentence: str, expected: str
+) -> None:
+    f = findings(fol, nl={"premises[0]": sentence})
+    assert afters(R.unify_names(f)) == [[("premises[0]", expected)]]
+
+
+def test_a_name_in_an_arity_conflict_is_not_renamed_away() -> None:
+    # renaming `Affect/2` to `Affects` would hide the conflict with `Affect/1`, not repair it
+    fol = ["∀x (D(x) → Affects(x, f) ∨ Affects(x, m))", "∀x (Affect(x, f) → P(x))", "Affect(a)"]
+    assert R.unify_names(findings(fol)) == []
+
+
+def test_a_formula_spelling_a_name_both_ways_is_fixed_alone_first() -> None:
+    # the slip is in the formula that spells `edSmith` both ways; `T(edsmith)` may be the
+    # annotator's own (older) spelling: the smaller edit is tried first
+    fol = ["R(edSmith) ∧ S(edsmith)", "T(edsmith)", "V(edSmith)", "W(edSmith)"]
+    assert afters(R.unify_names(findings(fol))) == [
+        [("premises[0]", "R(edSmith) ∧ S(edSmith)")],
+        [("premises[0]", "R(edSmith) ∧ S(edSmith)"), ("premises[1]", "T(edSmith)")],
+    ]
 
 
 # -- harmonize_arity --------------------------------------------------------------------------
@@ -272,6 +376,33 @@ def test_arity_repairs(fol: list[str], expected: list[list[tuple[str, str]]]) ->
     candidates = R.harmonize_arity(findings(fol))
     assert afters(candidates) == expected
     assert all(e.error_class is ErrorClass.ARITY_CONFLICT for c in candidates for e in c)
+
+
+@pytest.mark.parametrize(
+    ("fol", "nl"),
+    [
+        # the constant every other use ends with is not in this formula's sentence
+        (
+            ["∃x (In(virus, x) ∧ Get(x))", "∀x (Get(x, flu) → Tired(x))", "¬Get(ann, flu)"],
+            {"premises[0]": "When the virus is in a being, it may get the virus."},
+        ),
+        # the missing argument is not the last one every use has the same: nothing to append
+        # (inserting `kruger` in front would shift `y` into the wrong slot)
+        (["Proposed(kruger, cynicism) ∧ Proposed(y)", "∃x (Proposed(kruger, x))"], {}),
+        # `paramount` stands where every other use has `columbia`: the arguments do not line up
+        (["Produces(paramount)", "Produces(columbia, tintin)", "Produces(columbia, tintin)"], {}),
+        # appending would repeat a conjunct the formula already has
+        (["Member(hs) ∧ Member(hs, reichstag)", "Member(hs, reichstag) → Famous(hs)"], {}),
+    ],
+)
+def test_an_argument_is_appended_only_when_unambiguous(fol: list[str], nl: dict[str, str]) -> None:
+    assert R.harmonize_arity(findings(fol, nl=nl)) == []
+
+
+def test_an_argument_is_appended_when_the_sentence_mentions_it() -> None:
+    fol = ["∃x (In(virus, x) ∧ Get(x))", "∀x (Get(x, flu) → Tired(x))", "¬Get(ann, flu)"]
+    f = findings(fol, nl={"premises[0]": "When the virus is in a being, it may get the flu."})
+    assert afters(R.harmonize_arity(f)) == [[("premises[0]", "∃x (In(virus, x) ∧ Get(x, flu))")]]
 
 
 @pytest.mark.parametrize(
@@ -315,13 +446,15 @@ def test_unjustified_arity_changes_are_not_proposed(fol: list[str]) -> None:
             ["Pet(x) ∧ Furry(x)", "Pet(rex)"],
             ["∃x (Pet(x) ∧ Furry(x))", "∀x (Pet(x) ∧ Furry(x))", "Pet(rex) ∧ Furry(rex)"],
         ),
-        # inside another quantifier's scope: a lost nested ∃ before the group that uses it
+        # inside another quantifier's scope: a lost nested ∃ before the group that uses it;
+        # then among the leading quantifiers, in alphabetical place, ∃ first for a variable
+        # used only in the conclusion's conjunction
         (
             ["∀x (Person(x) → (Knows(x, y) ∧ Friend(y)))", "Person(ann)"],
             [
                 "∀x (Person(x) → ∃y (Knows(x, y) ∧ Friend(y)))",
-                "∀y ∀x (Person(x) → (Knows(x, y) ∧ Friend(y)))",
-                "∃y ∀x (Person(x) → (Knows(x, y) ∧ Friend(y)))",
+                "∀x ∃y (Person(x) → (Knows(x, y) ∧ Friend(y)))",
+                "∀x ∀y (Person(x) → (Knows(x, y) ∧ Friend(y)))",
             ],
         ),
     ],
@@ -331,6 +464,69 @@ def test_free_variable_candidates_in_order(fol: list[str], expected: list[str]) 
     where = "premises[0]" if "x" in fol[0] else "conclusion"
     assert afters(candidates) == [[(where, after)] for after in expected]
     assert all(e.error_class is ErrorClass.FREE_VARIABLE for c in candidates for e in c)
+
+
+@pytest.mark.parametrize(
+    ("text", "sentence", "expected"),
+    [
+        # a lost leading binder goes back among the leading quantifiers (alphabetically), not
+        # before the condition's group, which would scope over the conclusion too
+        (
+            "∀y ((Rapper(x) ∧ Released(x, y)) → RapAlbum(y))",
+            "Rappers release rap albums.",
+            "∀x ∀y ((Rapper(x) ∧ Released(x, y)) → RapAlbum(y))",
+        ),
+        # a twin of an ∃-bound variable ("two distinct cities") is ∃ too
+        (
+            "∃y ∀z (¬(x=z) ∧ ¬(x=y) ∧ City(x) ∧ City(y) ∧ City(z) → Visit(x) ∧ Visit(y) ∧ ¬Visit(z))",
+            "Ann has been to two cities.",
+            "∃x ∃y ∀z (¬(x=z) ∧ ¬(x=y) ∧ City(x) ∧ City(y) ∧ City(z) → Visit(x) ∧ Visit(y) ∧ ¬Visit(z))",
+        ),
+        # a variable used only in a rule's conclusion's conjunction is ∃, in its place
+        (
+            "∀x (Contractor(x) → Site(y) ∧ Oversee(x, y))",
+            "A contractor oversees a site.",
+            "∀x ∃y (Contractor(x) → Site(y) ∧ Oversee(x, y))",
+        ),
+        # FOLIO's "no one": ¬∃x (…)
+        (
+            "¬(Job(x) ∧ Have(ann, x)) ∧ ¬Work(ann)",
+            "Ann has no job and does not work.",
+            "¬∃x (Job(x) ∧ Have(ann, x)) ∧ ¬Work(ann)",
+        ),
+    ],
+)
+def test_a_lost_binder_goes_back_where_folio_puts_it(
+    text: str, sentence: str, expected: str
+) -> None:
+    f = findings([text, "Q(b)"], nl={"premises[0]": sentence})
+    assert afters(R.close_free_variables(f))[0] == [("premises[0]", expected)]
+
+
+@pytest.mark.parametrize(
+    ("text", "sentence", "first"),
+    [
+        # "some" over a rule: ∃x (A → B) is as often a slip as ∀x (A → B) is meant — nothing
+        ("Apply(x, visa) → Get(x, visa)", "Some of those who apply for a visa get it.", None),
+        # "some" over a conjunction, "all" over a rule: the wording and the shape agree
+        ("Day(x) ∧ Bad(x)", "Some days are bad.", "∃x (Day(x) ∧ Bad(x))"),
+        ("Dog(x) → Animal(x)", "All dogs are animals.", "∀x (Dog(x) → Animal(x))"),
+        # a conditional is universal even when it says "someone"
+        ("Angry(x) → Yell(x)", "If someone is angry, they yell.", "∀x (Angry(x) → Yell(x))"),
+        # a possibility is existential
+        (
+            "Occur(virus, x) ∧ Get(x, virus)",
+            "When the virus occurs in a being, it may get it.",
+            "∃x (Occur(virus, x) ∧ Get(x, virus))",
+        ),
+    ],
+)
+def test_the_sentence_says_which_quantifier(text: str, sentence: str, first: str | None) -> None:
+    f = findings([text, "Q(b)"], nl={"premises[0]": sentence})
+    candidates = afters(R.close_free_variables(f))
+    assert (candidates[0] if candidates else None) == (
+        None if first is None else [("premises[0]", first)]
+    )
 
 
 def test_free_variables_in_two_formulas_are_closed_together_first() -> None:
@@ -384,6 +580,7 @@ def test_rule_table() -> None:
         ("harmonize_arity", ErrorClass.ARITY_CONFLICT),
         ("close_free_variables", ErrorClass.FREE_VARIABLE),
         ("unify_names", ErrorClass.NAMING_DRIFT),
+        ("both_or_neither_iff", ErrorClass.WRONG_CONNECTIVE),
     ]
     assert all(r.propose.__name__ == r.name for r in R.RULES)
 
