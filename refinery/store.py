@@ -34,6 +34,10 @@ class JsonStore:
         conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
+            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({self.table})")]
+            if columns and columns != ["key", "value"]:
+                # a cache written by an older layout: it is only a cache, so start it afresh
+                conn.execute(f"DROP TABLE {self.table}")
             conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {self.table} (key TEXT PRIMARY KEY, value TEXT)"
             )

@@ -1,0 +1,44 @@
+"""The SQLite JSON store behind the caches."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from refinery.store import JsonStore
+
+
+def test_round_trip_and_counts(tmp_path: Path) -> None:
+    store = JsonStore(tmp_path / "c.sqlite", "things")
+    assert store.get("k") is None
+    store.put("k", {"a": [1, "∀x"]})
+    assert store.get("k") == {"a": [1, "∀x"]}
+    assert (store.hits, store.misses) == (1, 1)
+    assert JsonStore(tmp_path / "c.sqlite", "things").get("k") == {"a": [1, "∀x"]}  # persisted
+
+
+def test_disabled_store_keeps_nothing() -> None:
+    store = JsonStore(None)
+    store.put("k", 1)
+    assert store.get("k") is None
+
+
+def test_a_table_from_an_older_layout_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE verdicts (key TEXT PRIMARY KEY, verdict TEXT)")
+    conn.execute("INSERT INTO verdicts VALUES ('k', '{}')")
+    conn.commit()
+    conn.close()
+    store = JsonStore(path, "verdicts")
+    store.prepare()
+    assert store.get("k") is None
+    store.put("k", 2)
+    assert store.get("k") == 2
+
+
+def test_table_names_must_be_identifiers() -> None:
+    with pytest.raises(ValueError, match="identifier"):
+        JsonStore(None, "x; DROP TABLE y")
