@@ -16,11 +16,13 @@ packages.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import lru_cache
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,7 @@ from refinery.logic.syntax import Formula, Not
 from refinery.prove.cache import VerdictCache, problem_key
 from refinery.prove.decide import Agreement, combine, decide
 from refinery.prove.verdict import Budget, Problem, Prover, Verdict
+from refinery.store import JsonStore
 
 #: Item categories, in the order they are tested: the first that applies wins.
 CATEGORIES = (
@@ -398,7 +401,23 @@ def check_items(
     stories = group_stories(items)
     rows: list[dict[str, Any]] = []
     VerdictCache(cache_path).prepare()
-    if workers <= 1:
+    # whole rows of unchanged stories come from the row cache, without starting a worker
+    row_store = JsonStore(cache_path.with_name("rows.sqlite") if cache_path else None, "rows")
+    row_store.prepare()
+    keys = {it.id: row_key(it, prover_names, budget) for it in items}
+    pending = []
+    for story in stories:
+        found = [row_store.get(keys[it.id]) for it in story]
+        if all(r is not None for r in found):
+            rows += [{**r, "cached": True} for r in found if r is not None]
+            if on_progress:
+                on_progress(len(story))
+        else:
+            pending.append(story)
+    stories, fresh_from = pending, len(rows)
+    if not stories:
+        pass
+    elif workers <= 1:
         _init_worker(prover_factory, prover_names, budget, cache_path)
         for story in stories:
             rows += _run_story(story)
@@ -416,6 +435,37 @@ def check_items(
                 rows += fut.result()
                 if on_progress:
                     on_progress(futures[fut])
+    for row in rows[fresh_from:]:
+        if '"status": "Error"' not in row["verdicts"]:  # a prover error may be transient
+            row_store.put(keys[row["id"]], row)
+    row_store.close()
     order = {it.id: i for i, it in enumerate(items)}
     rows.sort(key=lambda r: order[r["id"]])
     return apply_dataset_semantics(rows, items)
+
+
+@lru_cache(maxsize=1)
+def check_code_version() -> str:
+    """A hash of the code that decides a check row (logic, provers, datasets, this module)."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for folder in ("logic", "prove", "datasets"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in {".py", ".lark"}:
+                digest.update(path.relative_to(root).as_posix().encode())
+                digest.update(path.read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def row_key(item: Item, prover_names: Sequence[str], budget: Budget) -> str:
+    """What a check row depends on: the item's identity and content, the provers, the budget."""
+    payload = [
+        check_code_version(),
+        item.id,
+        item.content_hash,
+        list(prover_names),
+        budget.seconds,
+        budget.rlimit,
+    ]
+    return hashlib.sha256(json.dumps(payload).encode()).hexdigest()

@@ -30,7 +30,7 @@ from typing import Any
 from refinery.agents.critique import findings_for, rule_critique
 from refinery.agents.models import Diagnosis, Edit, ErrorClass, Findings
 from refinery.agents.repairs import apply_candidate, propose_repairs
-from refinery.check import Checker, ProverFactory, group_stories
+from refinery.check import Checker, ProverFactory, check_code_version, group_stories
 from refinery.datasets.records import Item
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget
@@ -375,7 +375,7 @@ def code_version() -> str:
             if path.suffix in {".py", ".lark", ".md"}:
                 digest.update(path.relative_to(root).as_posix().encode())
                 digest.update(path.read_bytes())
-    digest.update((root / "check.py").read_bytes())
+    digest.update(check_code_version().encode())
     return digest.hexdigest()
 
 
