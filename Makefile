@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_check.py
 	$(PY) benchmarks/bench_refine.py
 	$(PY) benchmarks/bench_faithfulness.py
+	$(PY) benchmarks/bench_proofwriter.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check refinery vampire flows tasks tests benchmarks
