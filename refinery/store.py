@@ -3,13 +3,15 @@
 One table of `key → JSON text`. WAL mode lets several worker processes read and write one file;
 `prepare()` must run once (in the parent) before workers open it, because switching the journal
 mode takes an exclusive lock that SQLite's busy timeout does not cover. `path=None` disables the
-store: every `get` misses and `put` does nothing.
+store: every `get` misses and `put` does nothing. One connection per store, guarded by a lock, so
+a store may also be shared by threads (the LLM client's callers may use threads).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ class JsonStore:
         self.path = path
         self.table = table
         self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
@@ -49,18 +52,21 @@ class JsonStore:
             return None
         if self._conn is None:
             self.prepare()  # idempotent; cheap once the table exists
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            conn = sqlite3.connect(
+                self.path, timeout=60, isolation_level=None, check_same_thread=False
+            )
             conn.execute("PRAGMA synchronous=NORMAL")
             self._conn = conn
         return self._conn
 
     def get(self, key: str) -> Any | None:
-        conn = self._connect()
-        row = (
-            conn.execute(f"SELECT value FROM {self.table} WHERE key = ?", (key,)).fetchone()
-            if conn
-            else None
-        )
+        with self._lock:
+            conn = self._connect()
+            row = (
+                conn.execute(f"SELECT value FROM {self.table} WHERE key = ?", (key,)).fetchone()
+                if conn
+                else None
+            )
         if row is None:
             self.misses += 1
             return None
@@ -68,14 +74,16 @@ class JsonStore:
         return json.loads(row[0])
 
     def put(self, key: str, value: Any) -> None:
-        conn = self._connect()
-        if conn is not None:
-            conn.execute(
-                f"INSERT OR REPLACE INTO {self.table} (key, value) VALUES (?, ?)",
-                (key, json.dumps(value, ensure_ascii=False, default=str)),
-            )
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        with self._lock:
+            conn = self._connect()
+            if conn is not None:
+                conn.execute(
+                    f"INSERT OR REPLACE INTO {self.table} (key, value) VALUES (?, ?)", (key, text)
+                )
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None

@@ -17,8 +17,6 @@ import hashlib
 import json
 import os
 import re
-import sqlite3
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -29,6 +27,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ValidationError
 
 from refinery.config import state_dir
+from refinery.store import JsonStore
 
 DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
 ResponseFormat = Literal["json_schema", "json_object"]
@@ -163,60 +162,6 @@ def probe(base_url: str, *, timeout: float = 1.0) -> bool:
         return False
 
 
-class ReplyCache:
-    """A SQLite table `replies(key TEXT PRIMARY KEY, reply TEXT)`; `path=None` disables it.
-
-    `reply` is JSON: the raw text, finish reason and token counts of a call whose transport
-    succeeded (whatever the text was). One connection is shared under a lock, so a client may
-    be used from several threads.
-    """
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self._conn: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-
-    def _connect(self) -> sqlite3.Connection | None:
-        if self.path is None:
-            return None
-        if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=60, isolation_level=None, check_same_thread=False
-            )
-            conn.execute("PRAGMA journal_mode=WAL")  # several processes may share the file
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT)")
-            self._conn = conn
-        return self._conn
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        with self._lock:
-            conn = self._connect()
-            if conn is None:
-                return None
-            row = conn.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        data: dict[str, Any] = json.loads(row[0])
-        return data
-
-    def put(self, key: str, reply: dict[str, Any]) -> None:
-        with self._lock:
-            conn = self._connect()
-            if conn is not None:
-                conn.execute(
-                    "INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)",
-                    (key, json.dumps(reply, ensure_ascii=False)),
-                )
-
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
-
 class _Transient(Exception):
     """A transport failure worth retrying (internal to `OpenAICompatibleClient`)."""
 
@@ -277,7 +222,8 @@ class OpenAICompatibleClient:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.response_format: ResponseFormat = response_format
-        self.cache = ReplyCache(cache_path)
+        # replies whose transport succeeded (whatever the text): raw text, finish reason, tokens
+        self.cache = JsonStore(cache_path, "replies")
         self._api_key = api_key
         self._sdk: Any = None
 

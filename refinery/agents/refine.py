@@ -496,6 +496,8 @@ def refine_items(
     by_id = {r["id"]: r for r in rows}
     stories = [[(it, by_id[it.id]) for it in story] for story in group_stories(items)]
     VerdictCache(cache_path).prepare()
+    if config.llm is not None:  # workers share the reply cache: create it before they start
+        JsonStore(config.llm.cache_path, "replies").prepare()
     store = JsonStore(outcome_cache, "outcomes")
     store.prepare()
     out: list[dict[str, Any]] = []
