@@ -20,10 +20,8 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import lru_cache
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +33,7 @@ from refinery.logic.errors import SyntaxProblem
 from refinery.logic.lint import lint
 from refinery.logic.parse import Parsed, try_parse
 from refinery.logic.syntax import Formula, Not
+from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
 from refinery.prove.cache import VerdictCache, problem_key
 from refinery.prove.decide import Agreement, combine, decide
 from refinery.prove.verdict import Budget, Problem, Prover, Verdict
@@ -398,49 +397,27 @@ def check_items(
         prover time for the item, the shared consistency question split across its items),
         `seconds` (wall time share) and `verdicts` (JSON with every raw answer).
     """
-    stories = group_stories(items)
-    rows: list[dict[str, Any]] = []
     VerdictCache(cache_path).prepare()
     # whole rows of unchanged stories come from the row cache, without starting a worker
     row_store = JsonStore(cache_path.with_name("rows.sqlite") if cache_path else None, "rows")
     row_store.prepare()
     keys = {it.id: row_key(it, prover_names, budget) for it in items}
-    pending = []
-    for story in stories:
-        found = [row_store.get(keys[it.id]) for it in story]
-        if all(r is not None for r in found):
-            rows += [{**r, "cached": True} for r in found if r is not None]
-            if on_progress:
-                on_progress(len(story))
-        else:
-            pending.append(story)
-    stories, fresh_from = pending, len(rows)
-    if not stories:
-        pass
-    elif workers <= 1:
-        _init_worker(prover_factory, prover_names, budget, cache_path)
-        for story in stories:
-            rows += _run_story(story)
-            if on_progress:
-                on_progress(len(story))
-    else:
-        with ProcessPoolExecutor(
-            workers,
-            mp_context=get_context("fork"),
-            initializer=_init_worker,
-            initargs=(prover_factory, tuple(prover_names), budget, cache_path),
-        ) as pool:
-            futures = {pool.submit(_run_story, s): len(s) for s in stories}
-            for fut in as_completed(futures):
-                rows += fut.result()
-                if on_progress:
-                    on_progress(futures[fut])
-    for row in rows[fresh_from:]:
+    cached, pending = from_cache(
+        group_stories(items), row_store, lambda it, _: keys[it.id], on_progress
+    )
+    fresh = run_stories(
+        pending,
+        _run_story,
+        initializer=_init_worker,
+        initargs=(prover_factory, tuple(prover_names), budget, cache_path),
+        workers=workers,
+        on_progress=on_progress,
+    )
+    for row in fresh:
         if '"status": "Error"' not in row["verdicts"]:  # a prover error may be transient
             row_store.put(keys[row["id"]], row)
     row_store.close()
-    order = {it.id: i for i, it in enumerate(items)}
-    rows.sort(key=lambda r: order[r["id"]])
+    rows = in_input_order([{**r, "cached": True} for r in cached] + fresh, [it.id for it in items])
     return apply_dataset_semantics(rows, items)
 
 
@@ -448,14 +425,7 @@ def check_items(
 def check_code_version() -> str:
     """A hash of the code that decides a check row (logic, provers, datasets, this module)."""
     root = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for folder in ("logic", "prove", "datasets"):
-        for path in sorted((root / folder).rglob("*")):
-            if path.suffix in {".py", ".lark"}:
-                digest.update(path.relative_to(root).as_posix().encode())
-                digest.update(path.read_bytes())
-    digest.update(Path(__file__).read_bytes())
-    return digest.hexdigest()
+    return code_hash(root, ("logic", "prove", "datasets"), ("check.py",), (".py", ".lark"))
 
 
 def row_key(item: Item, prover_names: Sequence[str], budget: Budget) -> str:

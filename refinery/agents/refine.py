@@ -20,10 +20,8 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import lru_cache
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ from refinery.agents.models import Diagnosis, Edit, ErrorClass, Findings
 from refinery.agents.repairs import apply_candidate, propose_repairs
 from refinery.check import Checker, ProverFactory, check_code_version, group_stories
 from refinery.datasets.records import Item
+from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget
 from refinery.store import JsonStore
@@ -298,7 +297,10 @@ def _outcome(
         and label_diag.suggested_label is not None
     ):
         suggested = label_diag.suggested_label.value
-    changed = bool(final.edits)
+    # accepted edits refine the item; rejected-but-progressing ones are only a proposal for review
+    refined = final.item if accepted else item
+    proposal = bool(final.edits) and not accepted
+    edits = [e.model_dump(mode="json") for e in final.edits]
     sources = list(dict.fromkeys(e.source for e in final.edits))
     classes = sorted(
         {d.error_class.value for d in diagnoses} | {e.error_class.value for e in final.edits}
@@ -329,22 +331,12 @@ def _outcome(
         "conclusion": item.conclusion,
         "original_premises_fol": list(item.premises_fol),
         "original_conclusion_fol": item.conclusion_fol or "",
-        "refined_premises_fol": list(final.item.premises_fol)
-        if accepted or not changed
-        else list(item.premises_fol),
-        "refined_conclusion_fol": (final.item.conclusion_fol or "")
-        if accepted
-        else (item.conclusion_fol or ""),
-        "proposed_premises_fol": list(final.item.premises_fol)
-        if changed and not accepted
-        else None,
-        "proposed_conclusion_fol": (final.item.conclusion_fol or "")
-        if changed and not accepted
-        else None,
-        "edits": [e.model_dump(mode="json") for e in final.edits] if accepted else [],
-        "proposed_edits": [e.model_dump(mode="json") for e in final.edits]
-        if changed and not accepted
-        else [],
+        "refined_premises_fol": list(refined.premises_fol),
+        "refined_conclusion_fol": refined.conclusion_fol or "",
+        "proposed_premises_fol": list(final.item.premises_fol) if proposal else None,
+        "proposed_conclusion_fol": (final.item.conclusion_fol or "") if proposal else None,
+        "edits": edits if accepted else [],
+        "proposed_edits": edits if proposal else [],
         "repaired_by": "+".join(sources) if accepted else "",
         "error_classes": classes,
         "critique": critique,
@@ -369,14 +361,8 @@ def code_version() -> str:
     Part of every outcome-cache key, so editing a rule or a prompt invalidates cached outcomes.
     """
     root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for folder in ("agents", "logic", "prove"):
-        for path in sorted((root / folder).rglob("*")):
-            if path.suffix in {".py", ".lark", ".md"}:
-                digest.update(path.relative_to(root).as_posix().encode())
-                digest.update(path.read_bytes())
-    digest.update(check_code_version().encode())
-    return digest.hexdigest()
+    agents = code_hash(root, ("agents", "logic", "prove"), (), (".py", ".lark", ".md"))
+    return hashlib.sha256((agents + check_code_version()).encode()).hexdigest()
 
 
 def outcome_key(
@@ -500,42 +486,23 @@ def refine_items(
         JsonStore(config.llm.cache_path, "replies").prepare()
     store = JsonStore(outcome_cache, "outcomes")
     store.prepare()
-    out: list[dict[str, Any]] = []
     # answer unchanged stories from the outcome cache here: no worker, no prover, no model
-    pending = []
-    for story in stories:
-        story_fol = _story_fol(story)
-        keys = [outcome_key(it, story_fol, config, prover_names, budget) for it, _ in story]
-        found = [store.get(k) for k in keys]
-        if all(o is not None for o in found):
-            out += [o for o in found if o is not None]
-            if on_progress:
-                on_progress(len(story))
-        else:
-            pending.append(story)
+    cached, pending = from_cache(
+        stories,
+        store,
+        lambda pair, story: outcome_key(pair[0], _story_fol(story), config, prover_names, budget),
+        on_progress,
+    )
     store.close()
-    stories = pending
-    initargs = (prover_factory, tuple(prover_names), budget, cache_path, config, outcome_cache)
-    if not stories:
-        pass
-    elif workers <= 1:
-        _init_worker(*initargs)
-        for story in stories:
-            out += _run_story(story)
-            if on_progress:
-                on_progress(len(story))
-    else:
-        with ProcessPoolExecutor(
-            workers, mp_context=get_context("fork"), initializer=_init_worker, initargs=initargs
-        ) as pool:
-            futures = {pool.submit(_run_story, s): len(s) for s in stories}
-            for fut in as_completed(futures):
-                out += fut.result()
-                if on_progress:
-                    on_progress(futures[fut])
-    order = {it.id: i for i, it in enumerate(items)}
-    out.sort(key=lambda o: order[o["id"]])
-    return out
+    fresh = run_stories(
+        pending,
+        _run_story,
+        initializer=_init_worker,
+        initargs=(prover_factory, tuple(prover_names), budget, cache_path, config, outcome_cache),
+        workers=workers,
+        on_progress=on_progress,
+    )
+    return in_input_order(cached + fresh, [it.id for it in items])
 
 
 def outcome_counts(outcomes: Iterable[Mapping[str, Any]]) -> dict[str, int]:
