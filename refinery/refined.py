@@ -6,7 +6,9 @@ replacement for the original. Added columns: `id`, `status` (verified | repaired
 `reason`, `original_label`, `label` (always equal to the original: labels never change
 automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
 `original_conclusion_fol`, `repaired_by`, `error_classes`, `audit` (a pointer into `audit.jsonl`),
-`run_id` and `content_hash`. Both parquet and jsonl are written atomically.
+`run_id` and `content_hash`. A source whose rows are not items (ProofWriter: a row is a theory)
+gets FOLIO v2's columns, with its original row as JSON text in `source_row`. Both parquet and
+jsonl are written atomically.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def refined_rows(
     rows = []
     for item in items:
         o = by_id[item.id]
-        raw = json.loads(item.raw)
+        raw = _input_columns(item)
         as_list = isinstance(raw.get("premises-FOL"), list)  # FOLIO v0 layout keeps lists
         refined = list(o["refined_premises_fol"])
         raw["premises-FOL"] = refined if as_list else "\n".join(refined)
@@ -73,6 +75,28 @@ def refined_rows(
         )
         rows.append(raw)
     return rows
+
+
+def _input_columns(item: Item) -> dict[str, Any]:
+    """The item's input row, or for a non-FOLIO source its FOLIO v2 form plus the source row.
+
+    A FOLIO row is kept as it was (so the split is a drop-in replacement). A source whose rows are
+    not items (ProofWriter: one row per theory, one item per question) gets FOLIO v2's columns,
+    with the original row as JSON text in `source_row`.
+    """
+    raw: dict[str, Any] = json.loads(item.raw)
+    if "premises-FOL" in raw:
+        return raw
+    return {
+        "story_id": item.story_id,
+        "premises": "\n".join(item.premises),
+        "premises-FOL": "",
+        "conclusion": item.conclusion,
+        "conclusion-FOL": "",
+        "label": item.label.value if item.label else item.raw_label,
+        "example_id": item.example_id,
+        "source_row": item.raw,
+    }
 
 
 def write_refined(

@@ -10,7 +10,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from refinery import pipeline
 from refinery.check import check_items
-from refinery.datasets.folio import load
+from refinery.datasets import load_any
 from refinery.datasets.records import Item, LoadResult
 from refinery.prove.verdict import Budget
 from refinery.validation import validate_input, validate_output
@@ -20,7 +20,7 @@ from vampire.registry import build_provers
 @task(name="load")
 def load_items(source: str) -> LoadResult:
     """Load the source; each malformed row is reported and skipped."""
-    return pipeline.load_checked(load, source)
+    return pipeline.load_checked(load_any, source)
 
 
 @task(name="validate-input")

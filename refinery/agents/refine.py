@@ -55,9 +55,17 @@ REASONS = {
     "undecided": "prover_undecided",
     "prover_disagreement": "prover_disagreement",
     "label_mismatch": "label_mismatch",
+    "semantics_mismatch": "semantics_mismatch",
+    "label_error_candidate": "label_error_candidate",
 }
 #: Categories the loop does not try to repair: the FOL is not what is in doubt.
-_NOT_REPAIRABLE = {"undecided", "prover_disagreement"}
+_NOT_REPAIRABLE = {
+    "undecided",
+    "prover_disagreement",
+    # datasets with their own semantics (ProofWriter): the FOL is generated, the label is in doubt
+    "semantics_mismatch",
+    "label_error_candidate",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +299,8 @@ def _outcome(
     label_diag = next((d for d in diagnoses if d.suggested_label is not None), None)
     if status == "needs_review" and final.row["category"] == "label_mismatch":
         suggested = final.row["label"]  # well-formed FOL keeps proving this label
+    elif status == "needs_review" and final.row["category"] == "label_error_candidate":
+        suggested = final.row.get("label_dataset", "")  # the dataset's own semantics' label
     elif (
         status == "needs_review"
         and label_diag is not None

@@ -264,3 +264,18 @@ def test_the_loop_with_the_real_embedded_model(checker: Checker, tmp_path: objec
         assert out["status"] == "needs_review" and out["refined_premises_fol"] == list(
             item.premises_fol
         )
+
+
+@pytest.mark.parametrize(
+    ("category", "suggested"), [("semantics_mismatch", ""), ("label_error_candidate", "False")]
+)
+def test_dataset_semantics_categories_go_to_review_unrepaired(
+    checker: Checker, category: str, suggested: str
+) -> None:
+    # ProofWriter's FOL is generated from its representations: only the label is in doubt
+    item = make_item(1, ["P(a)"], "P(a)", "True")
+    (row,) = checker.check_story([item])
+    row = {**row, "category": category, "label_dataset": "False"}
+    out = refine_item(item, row, checker=checker, config=RefineConfig())
+    assert (out["status"], out["reason"], out["rounds"]) == ("needs_review", category, 0)
+    assert out["suggested_label"] == suggested and out["label"] == "True"
