@@ -150,7 +150,7 @@ class Checker:
                 fresh = [prover.check(Problem(axioms, goals[i]), self.budget) for i in missing]
             for i, verdict in zip(missing, fresh, strict=True):
                 out[i] = verdict
-                self.cache.put(keys[i], verdict)
+            self.cache.put_many(zip((keys[i] for i in missing), fresh, strict=True))
         return [v for v in out if v is not None]
 
     def check_story(self, items: Sequence[Item]) -> list[dict[str, Any]]:
@@ -413,9 +413,10 @@ def check_items(
         workers=workers,
         on_progress=on_progress,
     )
-    for row in fresh:
-        if '"status": "Error"' not in row["verdicts"]:  # a prover error may be transient
-            row_store.put(keys[row["id"]], row)
+    # one transaction for all new rows; a row with a prover error is not kept (may be transient)
+    row_store.put_many(
+        (keys[row["id"]], row) for row in fresh if '"status": "Error"' not in row["verdicts"]
+    )
     row_store.close()
     rows = in_input_order([{**r, "cached": True} for r in cached] + fresh, [it.id for it in items])
     return apply_dataset_semantics(rows, items)

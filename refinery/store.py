@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,18 @@ class JsonStore:
                 conn.execute(
                     f"INSERT OR REPLACE INTO {self.table} (key, value) VALUES (?, ?)", (key, text)
                 )
+
+    def put_many(self, entries: Iterable[tuple[str, Any]]) -> None:
+        """Store several values in one transaction (one commit instead of one per value)."""
+        rows = [(key, json.dumps(value, ensure_ascii=False, default=str)) for key, value in entries]
+        with self._lock:
+            conn = self._connect()
+            if conn is not None and rows:
+                with conn:  # a transaction: BEGIN … COMMIT
+                    conn.execute("BEGIN")
+                    conn.executemany(
+                        f"INSERT OR REPLACE INTO {self.table} (key, value) VALUES (?, ?)", rows
+                    )
 
     def close(self) -> None:
         with self._lock:

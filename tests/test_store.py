@@ -42,3 +42,10 @@ def test_a_table_from_an_older_layout_is_rebuilt(tmp_path: Path) -> None:
 def test_table_names_must_be_identifiers() -> None:
     with pytest.raises(ValueError, match="identifier"):
         JsonStore(None, "x; DROP TABLE y")
+
+
+def test_put_many_stores_everything_in_one_go(tmp_path: Path) -> None:
+    store = JsonStore(tmp_path / "c.sqlite", "things")
+    store.put_many([("a", 1), ("b", {"x": "∃"})])
+    store.put_many([])
+    assert (store.get("a"), store.get("b")) == (1, {"x": "∃"})

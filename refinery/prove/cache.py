@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -58,11 +59,20 @@ class VerdictCache:
         return replace(Verdict(**data), cached=True)
 
     def put(self, key: str, verdict: Verdict) -> None:
-        if verdict.status is Status.ERROR:
-            return
-        data = asdict(verdict)
-        data.pop("cached")
-        self._store.put(key, data)
+        if verdict.status is not Status.ERROR:
+            self._store.put(key, _stored(verdict))
+
+    def put_many(self, entries: Iterable[tuple[str, Verdict]]) -> None:
+        """Store several verdicts in one transaction (ERROR verdicts are skipped)."""
+        self._store.put_many(
+            (key, _stored(v)) for key, v in entries if v.status is not Status.ERROR
+        )
 
     def close(self) -> None:
         self._store.close()
+
+
+def _stored(verdict: Verdict) -> dict[str, object]:
+    data = asdict(verdict)
+    data.pop("cached")
+    return data
