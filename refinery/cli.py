@@ -1,4 +1,4 @@
-"""The `refinery` command line: `check` and `lint` (more stages arrive as subcommands).
+"""The `refinery` command line: `check`, `lint`, `refine`, then `refinery.commands`.
 
 This module is the composition root: it is the one place that wires the core (`refinery`) to
 the prover backends (`vampire`). It imports nothing heavy at module level — plain commands must
@@ -85,6 +85,10 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument(
         "file", type=Path, help=".txt (one per line), .json list (e.g. MALLS), or a FOLIO file"
     )
+    from refinery.commands import publish, rescore, review, schedule
+
+    for module in (review, publish, rescore, schedule):
+        module.register(sub)
     return parser
 
 
@@ -97,6 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _lint(args)
         if args.command == "refine":
             return _refine(args)
+        handler = getattr(args, "handler", None)
+        if handler is not None:
+            return int(handler(args))
     except RefineryError as err:
         print(f"refinery: error: {err}", file=sys.stderr)
         return 2

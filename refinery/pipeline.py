@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from refinery import config
+from refinery import config, runs
 from refinery.agents.refine import LLMEndpoint, RefineConfig, outcome_counts, refine_items
 from refinery.check import ProverFactory
 from refinery.datasets.records import Item, LoadResult
@@ -118,6 +118,8 @@ def write_outputs(
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
     out = Path(settings.out_dir)
     files = write_refined(out, refined_rows(items, outcomes, settings.run_id), outcomes)
+    files["outcomes"] = runs.write_outcomes(out, outcomes)
+    files["run"] = runs.write_meta(out, run_meta(settings, items, outcomes))
     pending = [o for o in outcomes if o["status"] == "needs_review"]
     merge = write_queue(Path(settings.review_path), queue_rows(pending))
     return {
@@ -125,6 +127,26 @@ def write_outputs(
         "files": {k: str(v) for k, v in files.items()},
         "review_path": settings.review_path,
         "queue": _plain(merge),
+    }
+
+
+def run_meta(
+    settings: RefineSettings, items: Sequence[Item], outcomes: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """run.json of a Refine run: what made it, and its outcome counts."""
+    first = items[0] if items else None
+    return {
+        "run_id": settings.run_id,
+        "kind": "refine",
+        "parent": None,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "source": settings.source,
+        "dataset": first.dataset if first else "",
+        "split": first.split if first else "",
+        "items": len(outcomes),
+        "counts": outcome_counts(outcomes),
+        "settings": settings.model_dump(mode="json", exclude={"endpoint", "state_dir"}),
+        "llm": settings.endpoint.model if settings.endpoint else "",
     }
 
 
@@ -174,6 +196,8 @@ def write_run_report(
         validations=validations,
         meta=meta,
     )
+    # kept beside the outcomes so a review round can regenerate the same report later
+    runs.update_meta(Path(settings.out_dir), validations=validations, report_meta=meta)
     return {name: str(path) for name, path in paths.items()}
 
 

@@ -6,7 +6,8 @@ replacement for the original. Added columns: `id`, `status` (verified | repaired
 `reason`, `original_label`, `label` (always equal to the original: labels never change
 automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
 `original_conclusion_fol`, `repaired_by`, `error_classes`, `audit` (a pointer into `audit.jsonl`),
-`run_id` and `content_hash`. A source whose rows are not items (ProofWriter: a row is a theory)
+`run_id`, `content_hash`, and the review columns `review_decision`, `reviewer`,
+`reviewed_at`, `review_note` (empty until `refinery review apply`; status then `reviewed`). A source whose rows are not items (ProofWriter: a row is a theory)
 gets FOLIO v2's columns, with its original row as JSON text in `source_row`. Both parquet and
 jsonl are written atomically.
 """
@@ -38,7 +39,15 @@ OUTCOME_COLUMNS = (
     "audit",
     "run_id",
     "content_hash",
+    "review_decision",
+    "reviewer",
+    "reviewed_at",
+    "review_note",
 )
+
+
+#: Columns a review round fills in (empty strings until then).
+REVIEW_COLUMNS = ("review_decision", "reviewer", "reviewed_at", "review_note")
 
 
 def refined_rows(
@@ -71,6 +80,8 @@ def refined_rows(
                 "audit": f"audit.jsonl#{item.id}",
                 "run_id": run_id,
                 "content_hash": item.content_hash,
+                # filled in by `refinery review apply` (status becomes "reviewed")
+                **{k: o.get(k, "") for k in REVIEW_COLUMNS},
             }
         )
         rows.append(raw)

@@ -1,0 +1,11 @@
+"""`refinery publish`: (being built)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser("publish", help="(being built)")
+    parser.set_defaults(handler=lambda args: 2)
