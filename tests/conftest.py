@@ -1,6 +1,7 @@
 """Shared pytest fixtures and options.
 
 `--update-golden` rewrites the golden files under tests/golden/ instead of comparing with them.
+`sample_run` is a real run folder of the shipped sample.
 `shared_data` is the ../shared/data folder of public datasets; tests that need it skip with a
 clear message when it is absent (e.g. in a bare clone).
 """
@@ -52,3 +53,18 @@ def _isolated_state(
 ) -> None:
     """Keep caches written by tests out of the working tree's .state/ folder."""
     monkeypatch.setenv("REFINERY_STATE_DIR", str(tmp_path_factory.getbasetemp() / "state"))
+
+
+@pytest.fixture(scope="session")
+def sample_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real run folder of the shipped sample (rules only), built once per session.
+
+    Read-only: a test that changes it copies it first (`shutil.copytree`). Its review queue is
+    three folders up: `<base>/review.csv` beside `<base>/folio-sample/all/<run_id>`.
+    """
+    from runs import make_run
+
+    base = tmp_path_factory.mktemp("sample-run")
+    out = base / "folio-sample" / "all" / "20260101-000000"
+    make_run(out, review_path=base / "review.csv", state_dir=base / "state", run_id=out.name)
+    return out

@@ -1,0 +1,52 @@
+"""Build real run folders for tests: the Refine stage's core steps on a small source, no Prefect.
+
+`make_run` runs load → check → repair (rules only, real Z3 and E) → write outputs → report, the
+same functions the flow's tasks call, into a folder of the test's choosing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from refinery import pipeline
+from refinery.check import check_items
+from refinery.datasets import load_any
+from vampire.registry import build_provers
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
+
+
+def make_run(
+    out_dir: Path,
+    *,
+    source: Path = SAMPLE,
+    review_path: Path | None = None,
+    state_dir: Path | None = None,
+    run_id: str | None = None,
+) -> pipeline.RefineSettings:
+    """Run Refine (rules only) on `source` into `out_dir`; return the settings it ran with."""
+    extra = {"run_id": run_id} if run_id else {}
+    settings = pipeline.RefineSettings(
+        source=str(source),
+        out_dir=str(out_dir),
+        review_path=str(review_path or out_dir.parent / "review.csv"),
+        agents=("rules",),
+        workers=2,
+        state_dir=str(state_dir or out_dir.parent / "state"),
+        **extra,
+    )
+    loaded = load_any(str(source))
+    items = list(loaded.items)
+    rows = check_items(
+        items,
+        prover_factory=build_provers,
+        prover_names=settings.provers,
+        budget=settings.budget(),
+        workers=settings.workers,
+        cache_path=settings.cache_path(),
+    )
+    outcomes = pipeline.repair(items, rows, settings, build_provers)
+    written = pipeline.write_outputs(items, outcomes, settings)
+    pipeline.write_run_report(written["outcomes"], {}, settings)
+    return settings
