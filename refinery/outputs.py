@@ -11,8 +11,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
     """Call `write(tmp)` on a temp path next to `path`, then rename it into place."""
@@ -46,6 +44,8 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> Path
 
 def write_table(rows: Sequence[dict[str, Any]], out_dir: Path, stem: str) -> tuple[Path, Path]:
     """Write rows as `<stem>.parquet` and `<stem>.csv` (UTF-8) in `out_dir`, atomically."""
+    import pandas as pd  # not at module level: the review commands must start fast
+
     frame = pd.DataFrame(list(rows))
     parquet = atomic_write(
         out_dir / f"{stem}.parquet", lambda tmp: frame.to_parquet(tmp, index=False)

@@ -25,7 +25,7 @@ from refinery.labels import GOLD_LABELS, Label
 from refinery.outputs import atomic_write, atomic_write_text
 
 #: Outcome statuses, in report order (any other status found is listed after them).
-STATUSES: tuple[str, ...] = ("verified", "repaired", "needs_review")
+STATUSES: tuple[str, ...] = ("verified", "repaired", "reviewed", "needs_review")
 #: Shown for an empty label or reason.
 NONE = "(none)"
 _META_FIRST = ("run_id", "source", "agents", "rounds", "time")
@@ -250,7 +250,33 @@ def _fence(body: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _markdown(s: _Summary, meta: Mapping[str, object], checks: list[_Validation]) -> str:
+_REVIEW_HEADER = ("id", "decision", "reviewer", "label", "FOL lines changed", "note")
+
+
+def _review_rows(review: Sequence[Mapping[str, object]]) -> list[list[str]]:
+    rows = []
+    for r in sorted(review, key=lambda r: _natural_key(_s(r.get("id")))):
+        before, after = _s(r.get("label_before")), _s(r.get("label_after"))
+        label = f"{before} → {after}" if before != after else f"{after} (kept)"
+        rows.append(
+            [
+                _s(r.get("id")),
+                _s(r.get("decision")),
+                _s(r.get("reviewer")) or NONE,
+                label,
+                _s(r.get("fol_lines_changed")),
+                _s(r.get("note")),
+            ]
+        )
+    return rows
+
+
+def _markdown(
+    s: _Summary,
+    meta: Mapping[str, object],
+    checks: list[_Validation],
+    review: Sequence[Mapping[str, object]] = (),
+) -> str:
     total = sum(s.status_counts.values())
     out = [f"# FOL Refinery report: {_md(meta.get('run_id', ''))}", "", "## Run", ""]
     out += _md_table(["field", "value"], _meta_rows(meta))
@@ -260,6 +286,9 @@ def _markdown(s: _Summary, meta: Mapping[str, object], checks: list[_Validation]
         out += ["### Reasons", ""] + _md_table(["status", "reason", "items"], s.reason_counts)
     if s.repaired_by:
         out += ["### Repaired by", ""] + _md_table(["repaired by", "items"], s.repaired_by)
+    if review:
+        out += [f"## Review round ({len(review)} decisions)", ""]
+        out += _md_table(_REVIEW_HEADER, _review_rows(review))
     out += ["## Gold label × agreed prover label", ""]
     out += _md_table(
         ["gold \\ provers", *s.prover_axis],
@@ -325,7 +354,11 @@ def _html_diff(lines: list[str]) -> str:
 
 
 def _html(
-    s: _Summary, meta: Mapping[str, object], checks: list[_Validation], pngs: Mapping[str, bytes]
+    s: _Summary,
+    meta: Mapping[str, object],
+    checks: list[_Validation],
+    pngs: Mapping[str, bytes],
+    review: Sequence[Mapping[str, object]] = (),
 ) -> str:
     def img(name: str, alt: str) -> str:
         # Embedded, so the page stays whole when copied on its own; the PNG also sits beside it.
@@ -346,6 +379,11 @@ def _html(
         parts += ["<h3>Reasons</h3>", _html_table(["status", "reason", "items"], s.reason_counts)]
     if s.repaired_by:
         parts += ["<h3>Repaired by</h3>", _html_table(["repaired by", "items"], s.repaired_by)]
+    if review:
+        parts += [
+            f"<h2>Review round ({len(review)} decisions)</h2>",
+            _html_table(_REVIEW_HEADER, _review_rows(review)),
+        ]
     parts += [
         "<h2>Gold label × agreed prover label</h2>",
         _html_table(
@@ -449,6 +487,7 @@ def write_report(
     edits: Sequence[Mapping[str, object]],
     validations: Mapping[str, Mapping[str, object]],
     meta: Mapping[str, object],
+    review: Sequence[Mapping[str, object]] = (),
 ) -> dict[str, Path]:
     """Write the run report (Markdown, HTML and two PNG figures) into `out_dir`.
 
@@ -473,6 +512,10 @@ def write_report(
     meta
         Run metadata, shown in order ``run_id``, ``source``, ``agents``, ``rounds``, ``time``,
         then any other keys sorted. No clock is read here: pass the time in.
+    review
+        The decisions of a review round, when this report is for one (a "Review round" section):
+        ``id``, ``decision``, ``reviewer``, ``label_before``, ``label_after``,
+        ``fol_lines_changed`` (a count) and ``note``.
 
     Returns
     -------
@@ -488,6 +531,10 @@ def write_report(
         key: atomic_write(out_dir / name, _bytes_writer(pngs[name]))
         for key, name in (("confusion", "confusion.png"), ("error_classes", "error_classes.png"))
     }
-    paths["markdown"] = atomic_write_text(out_dir / "report.md", _markdown(summary, meta, checks))
-    paths["html"] = atomic_write_text(out_dir / "report.html", _html(summary, meta, checks, pngs))
+    paths["markdown"] = atomic_write_text(
+        out_dir / "report.md", _markdown(summary, meta, checks, review)
+    )
+    paths["html"] = atomic_write_text(
+        out_dir / "report.html", _html(summary, meta, checks, pngs, review)
+    )
     return {k: paths[k] for k in ("markdown", "html", "confusion", "error_classes")}

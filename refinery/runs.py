@@ -79,7 +79,10 @@ def run_folders(base: Path) -> list[Path]:
     """
     if not base.is_dir():
         return []
-    return sorted(p for p in base.iterdir() if (p / RUN_FILE).is_file() and p.is_dir())
+    # a leading dot marks a version still being written (see refinery.review.apply)
+    return sorted(
+        p for p in base.iterdir() if not p.name.startswith(".") and (p / RUN_FILE).is_file()
+    )
 
 
 def previous_run(folder: Path, *, kinds: Sequence[str] = ("refine", "review")) -> Run | None:

@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from refinery import review
-from refinery.review import (
+from refinery.review import queue as review
+from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     COLUMNS,
     DECISION_COLUMNS,
@@ -169,7 +169,7 @@ def test_round_trip_through_a_windows_spreadsheet_resave(tmp_path: Path) -> None
     write_queue(path, rows)
     # every LF (also inside cells) becomes CRLF, a BOM kept, labels and decision re-spelled
     text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\n", "\r\n")
-    text = text.replace(",False,", ",FALSE,").replace(",open,,,,,,\r\n", ",open,,Skip,,,,\r\n")
+    text = text.replace(",False,", ",FALSE,").replace(",open,,,,,,,\r\n", ",open,,Skip,,,,,\r\n")
     path.write_bytes(text.encode("utf-8-sig"))
     [back] = read_queue(path)
     assert back == dict(rows[0], decision="skip")

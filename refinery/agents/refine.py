@@ -516,10 +516,10 @@ def refine_items(
 
 
 def outcome_counts(outcomes: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """Items per status, every status present."""
+    """Items per status, every Refine status present; "reviewed" (a review round) when there."""
     counts = dict.fromkeys(STATUSES, 0)
     for o in outcomes:
-        counts[o["status"]] += 1
+        counts[o["status"]] = counts.get(o["status"], 0) + 1
     return counts
 
 

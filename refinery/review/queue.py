@@ -51,7 +51,14 @@ CONTENT_COLUMNS: tuple[str, ...] = (
 #: Bookkeeping columns: recomputed by every merge (a reviewer may clear `flag` after checking).
 STATE_COLUMNS: tuple[str, ...] = ("status", "flag")
 #: Decision columns: empty when the pipeline writes a row; only reviewers fill them in.
-DECISION_COLUMNS: tuple[str, ...] = ("decision", "final_label", "final_fol", "reviewer", "note")
+DECISION_COLUMNS: tuple[str, ...] = (
+    "decision",
+    "final_label",
+    "final_fol",
+    "reviewer",
+    "note",
+    "decided_at",
+)
 #: Every column of the review CSV, in file order.
 COLUMNS: tuple[str, ...] = CONTENT_COLUMNS + STATE_COLUMNS + DECISION_COLUMNS
 
@@ -63,7 +70,13 @@ OPEN, DECIDED = "open", "decided"
 CHANGED_SINCE_DECISION = "changed_since_decision"
 NOT_IN_LATEST_RUN = "not_in_latest_run"
 INVALID_DECISION = "invalid_decision"
-FLAGS: tuple[str, ...] = (CHANGED_SINCE_DECISION, NOT_IN_LATEST_RUN, INVALID_DECISION)
+MERGE_CONFLICT = "merge_conflict"
+FLAGS: tuple[str, ...] = (
+    CHANGED_SINCE_DECISION,
+    NOT_IN_LATEST_RUN,
+    INVALID_DECISION,
+    MERGE_CONFLICT,
+)
 
 # A spreadsheet evaluates a cell that starts with one of these as a formula (or, for tab/CR,
 # may shift it into one); the apostrophe is what spreadsheets themselves use to mean "text".
@@ -335,7 +348,8 @@ def write_queue(
       ``invalid_decision``); a reviewer clears it after re-checking;
     - ``decision``: one of ``accept_proposal``, ``keep_original``, ``edit``, ``relabel``,
       ``skip``; ``final_label``, ``final_fol`` (``original_fol``'s layout): what ``edit`` /
-      ``relabel`` set; ``reviewer``, ``note``: free text. These five start empty.
+      ``relabel`` set; ``reviewer``, ``note``: free text; ``decided_at``: when (UTC, ISO 8601,
+      filled in by ``refinery review work``). These six start empty.
 
     Merge rules, per id, when the file exists and `merge` is true: a new id is added; a row
     with a decision keeps it — unchanged if its content hash is the same, else with the new
@@ -408,17 +422,30 @@ def read_queue(path: str | os.PathLike[str]) -> list[dict[str, str]]:
     ValueError
         The file has no ``id`` column.
     """
+    return [row for _, row in read_queue_lines(path)]
+
+
+def read_queue_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, str]]]:
+    """`read_queue`, with the physical line (1-based) where each row starts in the file.
+
+    Cells may span lines, so the line number is what an annotator needs to find a row.
+    """
+    records: list[tuple[int, list[str]]] = []
     with Path(path).open(encoding="utf-8-sig", newline="") as f:
-        records = list(csv.reader(f))
+        reader = csv.reader(f)
+        start = 1
+        for record in reader:
+            records.append((start, record))
+            start = reader.line_num + 1
     if not records:
         return []
     # A second BOM or padding can survive some editors' re-saves; column names are ours anyway.
-    header = [h.replace("\ufeff", "").strip() for h in records[0]]
+    header = [h.replace("\ufeff", "").strip() for h in records[0][1]]
     if "id" not in header:
         raise ValueError(f"{path}: no 'id' column in header {header}")
     where = {name: i for i, name in enumerate(header) if name in COLUMNS}
     rows = []
-    for record in records[1:]:
+    for line, record in records[1:]:
         if not any(cell.strip() for cell in record):
             continue
         row = {}
@@ -430,5 +457,76 @@ def read_queue(path: str | os.PathLike[str]) -> list[dict[str, str]]:
             row[column] = _LABELS.get(row[column].strip().lower(), row[column])
         if row["decision"].strip().lower() in DECISIONS:
             row["decision"] = row["decision"].strip().lower()
-        rows.append(row)
+        rows.append((line, row))
     return rows
+
+
+def write_rows(path: str | os.PathLike[str], rows: Iterable[Mapping[str, object]]) -> Path:
+    """Write queue rows as they are (no merge), atomically, recomputing `status` and `flag`."""
+    checked = _check_rows(rows)
+    finished = [_finish(r, _flags(r["flag"])) for r in checked]
+
+    def write(tmp: Path) -> None:
+        with tmp.open("w", encoding="utf-8-sig", newline="") as f:
+            out = csv.writer(f, lineterminator="\r\n")
+            out.writerow(COLUMNS)
+            for row in finished:
+                out.writerow([neutralise(row[c]) for c in COLUMNS])
+
+    return atomic_write(Path(path), write)
+
+
+def save_decision(
+    path: str | os.PathLike[str], item_id: str, decision: Mapping[str, str]
+) -> dict[str, str]:
+    """Record one decision for `item_id` in the queue at `path`, atomically; return the row.
+
+    `decision` holds decision columns (`DECISION_COLUMNS`); the others keep what the file has.
+    Deciding clears ``changed_since_decision`` and ``merge_conflict``: the reviewer has just
+    looked at the current content. The whole file is rewritten through a temp file and a rename,
+    so a process killed at any moment leaves either the old file or the new one.
+    """
+    unknown = set(decision) - set(DECISION_COLUMNS)
+    if unknown:
+        raise ValueError(f"not decision columns: {sorted(unknown)}")
+    rows = read_queue(path)
+    for row in rows:
+        if row["id"] == item_id:
+            row.update({k: _text(v) for k, v in decision.items()})
+            row["flag"] = ";".join(
+                sorted(_flags(row["flag"]) - {CHANGED_SINCE_DECISION, MERGE_CONFLICT})
+            )
+            write_rows(path, rows)
+            return row
+    raise KeyError(f"{item_id} is not in {path}")
+
+
+def queue_status(rows: Iterable[Mapping[str, str]]) -> dict[str, dict[str, int]]:
+    """Counts for `refinery review status`: by reason, decision, reviewer and flag, and totals.
+
+    A row's reason may hold several codes (joined by ``;``); each counts once. ``left`` is the
+    number of rows without a decision.
+    """
+    out: dict[str, dict[str, int]] = {
+        "total": {},
+        "reason": {},
+        "decision": {},
+        "reviewer": {},
+        "flag": {},
+    }
+
+    def bump(table: str, key: str) -> None:
+        out[table][key] = out[table].get(key, 0) + 1
+
+    for row in rows:
+        bump("total", "items")
+        decided = row["decision"].strip()
+        bump("total", "decided" if decided else "left")
+        for code in {c.strip() for c in row["reason"].split(";") if c.strip()} or {"(none)"}:
+            bump("reason", code)
+        bump("decision", decided or "(open)")
+        if decided:
+            bump("reviewer", row["reviewer"].strip() or "(unnamed)")
+        for flag in _flags(row["flag"]):
+            bump("flag", flag)
+    return out

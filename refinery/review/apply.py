@@ -1,0 +1,239 @@
+"""`refinery review apply`: the queue's valid decisions become a new version of the refined split.
+
+The new version is a run folder beside the one it starts from (``<time>-review``, `kind`
+``review``, `parent` = that run). Decided items get the decision's final FOL and label, status
+``reviewed``, and the reviewer, time and note; every other row is carried over unchanged. The
+report is regenerated with a "Review round" section. Nothing is written when any decided row
+fails `check` (or no longer matches the run's item): the whole list comes back instead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from refinery import runs
+from refinery.agents.refine import outcome_counts
+from refinery.errors import RefineryError
+from refinery.pipeline import report_edits
+from refinery.refined import write_refined
+from refinery.report import write_report
+from refinery.review.decide import Resolution, RowProblem, check_queue
+from refinery.review.feedback import Feedback, FeedbackEngine
+from refinery.review.queue import read_queue_lines
+
+REVIEWED = "reviewed"
+
+
+class ApplyRefused(RefineryError):
+    """Some decided rows fail the checks; `problems` lists them all."""
+
+    def __init__(self, path: Path, problems: Sequence[RowProblem]) -> None:
+        self.problems = list(problems)
+        lines = [p.render(str(path)) for p in self.problems]
+        super().__init__(
+            f"{len(lines)} problem(s) in {path}; nothing applied:\n" + "\n".join(lines)
+        )
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What `apply_review` wrote: the new run folder and per-decision counts."""
+
+    run_dir: Path
+    parent: str
+    decisions: dict[str, int]
+    changed_labels: int
+    changed_fol: int
+
+
+def review_run_id(now: dt.datetime, base: Path) -> str:
+    """A new run id that sorts after every existing one in `base` (``<time>-review[-n]``)."""
+    stem = now.strftime("%Y%m%d-%H%M%S") + "-review"
+    taken = {p.name for p in base.iterdir()} if base.is_dir() else set()
+    n, name = 1, stem
+    while name in taken:
+        n += 1
+        name = f"{stem}-{n}"
+    return name
+
+
+def apply_review(
+    queue: Path,
+    run: runs.Run,
+    engine: FeedbackEngine,
+    *,
+    now: dt.datetime | None = None,
+    reviewer: str = "",
+) -> Applied:
+    """Apply every valid decision in `queue` to `run`; write and return the new version.
+
+    `reviewer` is used for rows that name none. Raises `ApplyRefused` (nothing written) when a
+    decided row fails `check`, is not in the run, or was decided on different content.
+    """
+    now = now or dt.datetime.now(dt.UTC)
+    lines = read_queue_lines(queue)
+    by_id = {o["id"]: o for o in run.outcomes}
+    problems, valid = check_queue(lines, engine)
+    for line, row in lines:
+        if not row["decision"].strip():
+            continue
+        outcome = by_id.get(row["id"])
+        if outcome is None:
+            problems.append(RowProblem(line, row["id"], f"not an item of run {run.run_id}"))
+        elif row["content_hash"] and row["content_hash"] != outcome["content_hash"]:
+            problems.append(
+                RowProblem(
+                    line,
+                    row["id"],
+                    f"decided on other content than run {run.run_id} has; re-run refine to "
+                    "merge the queue, then look again",
+                )
+            )
+    if problems:
+        raise ApplyRefused(queue, sorted(problems, key=lambda p: p.line))
+
+    new_id = review_run_id(now, run.path.parent)
+    stamp = now.isoformat(timespec="seconds")
+    rows_by_id = {r["id"]: r for r in run.refined_rows()}
+    outcomes = [dict(o) for o in run.outcomes]
+    review_log: list[dict[str, Any]] = []
+    decisions: dict[str, int] = {}
+    for _line, row in lines:
+        if row["id"] not in valid:
+            continue
+        decision = row["decision"].strip()
+        decisions[decision] = decisions.get(decision, 0) + 1
+        if decision == "skip":
+            continue  # looked at, left undecided on purpose: the item stays in review
+        resolution, feedback = valid[row["id"]]
+        who = row["reviewer"].strip() or reviewer
+        outcome = next(o for o in outcomes if o["id"] == row["id"])
+        changed = _apply_outcome(outcome, row, resolution, feedback, who, stamp)
+        _apply_row(rows_by_id[row["id"]], outcome)
+        review_log.append(
+            {
+                "id": row["id"],
+                "decision": decision,
+                "reviewer": who,
+                "label_before": row["gold_label"],
+                "label_after": resolution.label,
+                "fol_lines_changed": changed,
+                "note": row["note"].strip(),
+            }
+        )
+    out = run.path.parent / new_id
+    # Built in a hidden folder and renamed at the end: a failure leaves no half-written version.
+    staging = run.path.parent / f".{new_id}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    refined = [dict(rows_by_id[o["id"]], run_id=new_id) for o in outcomes]
+    write_refined(staging, refined, outcomes)
+    runs.write_outcomes(staging, outcomes)
+    meta = {
+        **run.meta,
+        "run_id": new_id,
+        "kind": "review",
+        "parent": run.run_id,
+        "created_at": stamp,
+        "counts": outcome_counts(outcomes),
+        "review": {
+            "queue": str(queue),
+            "decisions": decisions,
+            "reviewers": sorted({r["reviewer"] for r in review_log if r["reviewer"]}),
+            "applied": [r["id"] for r in review_log],
+        },
+    }
+    runs.write_meta(staging, meta)
+    report_meta = {
+        **run.meta.get("report_meta", {}),
+        "run_id": new_id,
+        "review_of": run.run_id,
+        "review_queue": str(queue),
+    }
+    write_report(
+        staging,
+        outcomes=outcomes,
+        edits=report_edits(outcomes),
+        validations=run.meta.get("validations", {}),
+        meta=report_meta,
+        review=review_log,
+    )
+    staging.rename(out)
+    return Applied(
+        run_dir=out,
+        parent=run.run_id,
+        decisions=decisions,
+        changed_labels=sum(1 for r in review_log if r["label_before"] != r["label_after"]),
+        changed_fol=sum(1 for r in review_log if r["fol_lines_changed"]),
+    )
+
+
+def _apply_outcome(
+    outcome: dict[str, Any],
+    row: Mapping[str, str],
+    resolution: Resolution,
+    feedback: Feedback | None,
+    reviewer: str,
+    stamp: str,
+) -> int:
+    """Update one outcome in place; return how many FOL lines the decision changed."""
+    source = f"review:{reviewer}" if reviewer else "review"
+    note = row["note"].strip()
+    before = list(outcome["original_premises_fol"])
+    after = list(resolution.premises_fol)
+    pairs = [
+        (f"premises[{i}]", before[i] if i < len(before) else "", after[i] if i < len(after) else "")
+        for i in range(max(len(before), len(after)))
+    ]
+    pairs.append(("conclusion", outcome["original_conclusion_fol"], resolution.conclusion_fol))
+    edits = [
+        {
+            "where": w,
+            "before": b,
+            "after": a,
+            "source": source,
+            "error_class": "review",
+            "explanation": note,
+        }
+        for w, b, a in pairs
+        if b != a
+    ]
+    outcome.update(
+        status=REVIEWED,
+        refined_premises_fol=list(resolution.premises_fol),
+        refined_conclusion_fol=resolution.conclusion_fol,
+        label=resolution.label,
+        edits=edits,
+        proposed_edits=[],
+        review_decision=row["decision"].strip(),
+        reviewer=reviewer,
+        reviewed_at=stamp,
+        review_note=row["note"].strip(),
+    )
+    if feedback is not None:
+        outcome["prover_label"] = feedback.label
+        outcome["prover_labels"] = dict(feedback.labels)
+    return len(edits)
+
+
+def _apply_row(row: dict[str, Any], outcome: Mapping[str, Any]) -> None:
+    """Carry an applied outcome into its refined-split row (keeping the input's layout)."""
+    premises = list(outcome["refined_premises_fol"])
+    row["premises-FOL"] = (
+        premises if isinstance(row.get("premises-FOL"), list) else "\n".join(premises)
+    )
+    row["conclusion-FOL"] = outcome["refined_conclusion_fol"]
+    for key in (
+        "status",
+        "label",
+        "prover_label",
+        "review_decision",
+        "reviewer",
+        "reviewed_at",
+        "review_note",
+    ):
+        row[key] = outcome[key]

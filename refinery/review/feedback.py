@@ -1,0 +1,114 @@
+"""Live feedback on an annotator's FOL: syntax errors with a caret, lint issues, the provers' label.
+
+The same gates a machine repair passes (parse, lint, both provers agree) are run on a human edit,
+so an annotator sees at once what their formula now entails. Provers are passed in (the command
+line builds them), and verdicts go through the shared verdict cache, so re-checking an unchanged
+premise set costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from refinery.check import Checker, lint_item, parse_item
+from refinery.datasets.records import Item
+from refinery.labels import GOLD_LABELS
+from refinery.prove.cache import VerdictCache
+from refinery.prove.verdict import Budget, Prover
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What the tools say about one item's FOL.
+
+    `syntax`: one rendered problem per formula that does not parse (message and caret line);
+    `lint`: rendered lint issues (errors and warnings); `lint_errors`: how many are errors;
+    `labels`: each prover's label; `label`: the label both agree on ("" when they do not or
+    nothing was proved); `agreement`: the agreement code from the check stage.
+    """
+
+    syntax: tuple[str, ...] = ()
+    lint: tuple[str, ...] = ()
+    lint_errors: int = 0
+    labels: dict[str, str] = field(default_factory=dict)
+    label: str = ""
+    agreement: str = ""
+
+    @property
+    def parses(self) -> bool:
+        return not self.syntax
+
+    @property
+    def clean(self) -> bool:
+        """Parses and has no lint error: the gate a saved edit must pass."""
+        return self.parses and self.lint_errors == 0
+
+    @property
+    def decided(self) -> bool:
+        """Both provers agree on a gold-type label (True / False / Uncertain)."""
+        return self.label in {lab.value for lab in GOLD_LABELS}
+
+    def render(self) -> str:
+        """Plain text for the terminal."""
+        if self.syntax:
+            return "\n".join(["syntax error, not saved:", *self.syntax])
+        lines = [f"lint: {issue}" for issue in self.lint] or ["lint: clean"]
+        if self.lint_errors:
+            return "\n".join([*lines, "provers: not asked until the lint errors are fixed"])
+        per = ", ".join(f"{k}={v}" for k, v in sorted(self.labels.items()))
+        agreed = self.label or "no agreed label"
+        lines.append(f"provers: {agreed} ({per}; {self.agreement})")
+        return "\n".join(lines)
+
+
+class FeedbackEngine:
+    """Checks FOL with the given provers under one budget, through the verdict cache."""
+
+    def __init__(
+        self, provers: list[Prover], budget: Budget, cache_path: Path | None = None
+    ) -> None:
+        cache = VerdictCache(cache_path)
+        cache.prepare()
+        self._checker = Checker(provers=provers, budget=budget, cache=cache)
+
+    def check(
+        self,
+        premises_fol: Sequence[str],
+        conclusion_fol: str,
+        *,
+        nl_premises: Sequence[str] = (),
+        conclusion: str = "",
+        item_id: str = "review/item/0",
+    ) -> Feedback:
+        """Parse, lint and prove one item's FOL (premise formulas, then the conclusion)."""
+        dataset, split, example = (item_id.split("/", 2) + ["", ""])[:3]
+        item = Item(
+            dataset=dataset,
+            split=split,
+            story_id="review",
+            example_id=example,
+            premises=tuple(nl_premises),
+            premises_fol=tuple(premises_fol),
+            conclusion=conclusion,
+            conclusion_fol=conclusion_fol or None,
+            label=None,
+            raw_label="",
+            source="review",
+            line=0,
+            raw="{}",
+        )
+        parsed = parse_item(item)
+        if not parsed.ok:
+            return Feedback(syntax=tuple(p.render() for p in parsed.problems))
+        issues = lint_item(parsed)
+        errors = sum(1 for i in issues if i.severity == "error")
+        rendered = tuple(i.render() for i in issues)
+        if errors:
+            return Feedback(lint=rendered, lint_errors=errors)
+        [row] = self._checker.check_story([item])
+        labels = {k.removeprefix("label_"): v for k, v in row.items() if k.startswith("label_")}
+        return Feedback(
+            lint=rendered, labels=labels, label=row["label"], agreement=row["agreement"]
+        )

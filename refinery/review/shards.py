@@ -1,0 +1,137 @@
+"""Several annotators: split a queue into shards by story, merge the shards back.
+
+`split_queue` keeps every story in one shard (its items share premises, so one person should see
+them together) and balances shard sizes. It writes a manifest beside the queue
+(``<queue>.shards.json``) recording each item's decision at split time: the base of a
+three-way merge. `merge_shards` then takes, per item, whatever changed relative to that base;
+two different changes to the same item (two annotators, or an annotator and an edit of the main
+queue) are a conflict: the row keeps its current decision, gets the flag ``merge_conflict``, and
+every competing version is listed, never silently dropped (last-write-wins is what this avoids).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from refinery.errors import RefineryError
+from refinery.outputs import atomic_write_text
+from refinery.review.queue import DECISION_COLUMNS, MERGE_CONFLICT, read_queue, write_rows
+
+#: The columns that make up a decision, for comparing two versions (time and who are not).
+_CONTENT = ("decision", "final_label", "final_fol", "note")
+
+
+def manifest_path(queue: Path) -> Path:
+    return queue.with_name(queue.name + ".shards.json")
+
+
+def _decision(row: Mapping[str, str]) -> dict[str, str]:
+    return {c: row[c] for c in DECISION_COLUMNS}
+
+
+def _same(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
+    return all(a[c].strip() == b[c].strip() for c in _CONTENT)
+
+
+def split_queue(queue: Path, shards: int, out_dir: Path | None = None) -> list[Path]:
+    """Write `shards` shard files (``<stem>.shard-<k>-of-<n>.csv``) and the manifest.
+
+    Stories go whole to the currently smallest shard, largest story first.
+    """
+    if shards < 1:
+        raise RefineryError("the number of shards must be at least 1")
+    rows = read_queue(queue)
+    stories: dict[tuple[str, str, str], list[dict[str, str]]] = {}
+    for row in rows:
+        stories.setdefault((row["dataset"], row["split"], row["story_id"]), []).append(row)
+    buckets: list[list[dict[str, str]]] = [[] for _ in range(shards)]
+    for story in sorted(stories.values(), key=lambda s: (-len(s), s[0]["id"])):
+        min(buckets, key=len).extend(story)
+    folder = out_dir or queue.parent
+    paths = []
+    for k, bucket in enumerate(buckets, start=1):
+        path = folder / f"{queue.stem}.shard-{k}-of-{shards}.csv"
+        write_rows(path, bucket)
+        paths.append(path)
+    manifest = {
+        "queue": queue.name,
+        "shards": {p.name: [r["id"] for r in b] for p, b in zip(paths, buckets, strict=True)},
+        "base": {r["id"]: _decision(r) for r in rows},
+    }
+    atomic_write_text(manifest_path(queue), json.dumps(manifest, ensure_ascii=False, indent=1))
+    return paths
+
+
+@dataclass
+class MergeResult:
+    """What `merge_shards` did: ids taken from a shard, ids in conflict (with every version)."""
+
+    taken: dict[str, str] = field(default_factory=dict)  # id -> shard file it came from
+    conflicts: dict[str, list[tuple[str, dict[str, str]]]] = field(default_factory=dict)
+    unknown: list[tuple[str, str]] = field(default_factory=list)  # (shard, id) not in the queue
+
+
+def merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
+    """Merge the shards' decisions into `queue` (rewritten atomically); report conflicts.
+
+    Without a manifest the queue's current decisions are the base.
+    """
+    rows = read_queue(queue)
+    by_id = {r["id"]: r for r in rows}
+    manifest = manifest_path(queue)
+    saved = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else {}
+    base = saved.get("base") or {r["id"]: _decision(r) for r in rows}
+    settled = saved.get("conflicts", {})  # versions already shown as a conflict
+    result = MergeResult()
+    versions: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    for path in shard_paths:
+        for row in read_queue(path):
+            if row["id"] not in by_id:
+                result.unknown.append((path.name, row["id"]))
+                continue
+            versions.setdefault(row["id"], []).append((path.name, _decision(row)))
+    for item_id, found in versions.items():
+        row = by_id[item_id]
+        seen = settled.get(item_id, [])
+        if (
+            MERGE_CONFLICT not in row["flag"]
+            and seen
+            and all(any(_same(d, old) for old in seen) for _, d in found)
+        ):
+            continue  # a conflict a reviewer already settled (and cleared the flag): no news
+        origin = base.get(item_id) or dict.fromkeys(DECISION_COLUMNS, "")
+        origin = {c: origin.get(c, "") for c in DECISION_COLUMNS}
+        candidates = [(name, d) for name, d in found if not _same(d, origin)]
+        if not _same(_decision(row), origin):
+            candidates.insert(0, (queue.name, _decision(row)))
+        distinct: list[tuple[str, dict[str, str]]] = []
+        for name, d in candidates:
+            if not any(_same(d, other) for _, other in distinct):
+                distinct.append((name, d))
+        if len(distinct) == 1 and distinct[0][0] != queue.name:
+            row.update(distinct[0][1])
+            result.taken[item_id] = distinct[0][0]
+        elif len(distinct) > 1:
+            flags = {f for f in row["flag"].split(";") if f} | {MERGE_CONFLICT}
+            row["flag"] = ";".join(sorted(flags))
+            result.conflicts[item_id] = candidates
+            settled[item_id] = [d for _, d in candidates]
+    write_rows(queue, rows)
+    if saved:
+        saved["conflicts"] = settled
+        atomic_write_text(manifest, json.dumps(saved, ensure_ascii=False, indent=1))
+    return result
+
+
+def format_conflicts(result: MergeResult) -> str:
+    """The conflicts, one block per item, every competing version on its own line."""
+    lines = []
+    for item_id, found in sorted(result.conflicts.items()):
+        lines.append(f"conflict: {item_id}")
+        for name, d in found:
+            what = ", ".join(f"{c}={d[c]!r}" for c in (*_CONTENT, "reviewer") if d[c].strip())
+            lines.append(f"  {name}: {what or '(no decision)'}")
+    return "\n".join(lines)

@@ -1,0 +1,298 @@
+"""Rescoring predictions: every number checked against a hand count on a reviewed copy of the sample.
+
+The reviewed copy changes three labels, as a reviewer would:
+203 True → False, 901 True → Uncertain, 1101 True → False. Its gold labels are then
+
+    original: True ×13 (101 201 203 301 401 402 501 601 701 801 901 1001 1101),
+              False ×1 (103), Uncertain ×2 (102 202)
+    refined:  True ×10 (101 201 301 401 402 501 601 701 801 1001),
+              False ×3 (103 203 1101), Uncertain ×3 (102 202 901)
+
+and the hand-written predictions (`PREDICTED`) are right or wrong as worked out in each test.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from refinery.cli import main
+from refinery.errors import DataError, RefineryError
+from refinery.labels import Label
+from refinery.rescore import Prediction, Predictions, Scores, Tally, read_predictions, rescore
+from refinery.runs import load_run
+
+PREFIX = "folio-sample/all/"
+CHANGED = {"203": "False", "901": "Uncertain", "1101": "False"}
+
+# example_id → the model's answer, mixed case; 301 has no prediction, 401 an unparseable one
+PREDICTED = {
+    "101": "true",
+    "102": "UNCERTAIN",
+    "103": "False",
+    "201": "True",
+    "202": "unknown",  # a documented spelling of Uncertain
+    "203": "false",
+    "401": "maybe",
+    "402": "False",
+    "501": "True",
+    "601": "True",
+    "701": "Uncertain",
+    "801": "TRUE",
+    "901": "Uncertain",
+    "1001": "True",
+    "1101": "True",
+}
+
+
+@pytest.fixture
+def reviewed(sample_run: Path, tmp_path: Path) -> Path:
+    """A copy of the sample run in which a reviewer changed three labels."""
+    run = shutil.copytree(sample_run, tmp_path / "run")
+    path = run / "refined.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        new = CHANGED.get(str(row["example_id"]))
+        if new is not None:
+            assert row["label"] == "True"
+            row.update(label=new, status="reviewed", review_decision="relabel", reviewer="ana")
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return run
+
+
+def write_csv(path: Path) -> Path:
+    """The predictions by id as a spreadsheet would save them: BOM, CRLF, plus three odd rows."""
+    lines = ["id,label"] + [f"{PREFIX}{n},{label}" for n, label in PREDICTED.items()]
+    lines += [
+        f"{PREFIX}9999,True",  # not in the split: reported, not scored
+        ",False",  # line 18: no id, counted as unusable
+        f"{PREFIX}101,False",  # a second answer for 101: the first one counts
+    ]
+    path.write_bytes(("\ufeff" + "\r\n".join(lines) + "\r\n").encode("utf-8"))
+    return path
+
+
+def write_jsonl(path: Path) -> Path:
+    """The same predictions keyed by example_id (a JSON number), one object per line."""
+    records = [{"example_id": int(n), "label": label} for n, label in PREDICTED.items()]
+    records.append({"example_id": 9999, "label": "True"})
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def assert_hand_counts(scores: Scores) -> None:
+    """The numbers for `PREDICTED` on the reviewed sample, counted by hand."""
+    assert scores.items == 16
+    # original True (13): right 101 201 501 601 801 1001 1101 = 7; wrong 203 (F) 402 (F)
+    # 701 (U) 901 (U); missing 301; unparseable 401 → 7/13
+    assert scores.original["True"] == Tally(items=13, correct=7, unparseable=1, missing=1)
+    assert scores.original["False"] == Tally(items=1, correct=1)  # 103
+    assert scores.original["Uncertain"] == Tally(items=2, correct=2)  # 102, 202 ("unknown")
+    # all: 7 + 1 + 2 = 10 of 16 = 62.5%
+    assert scores.original["all"] == Tally(items=16, correct=10, unparseable=1, missing=1)
+    assert scores.original["all"].accuracy == 0.625
+    # refined True (10): right 101 201 501 601 801 1001 = 6; wrong 402 701; missing 301;
+    # unparseable 401 → 6/10
+    assert scores.refined["True"] == Tally(items=10, correct=6, unparseable=1, missing=1)
+    # refined False (3): right 103 203; wrong 1101 (predicted True) → 2/3
+    assert scores.refined["False"] == Tally(items=3, correct=2)
+    # refined Uncertain (3): 102 202 901 all right → 3/3
+    assert scores.refined["Uncertain"] == Tally(items=3, correct=3)
+    # all: 6 + 2 + 3 = 11 of 16 = 68.75%
+    assert scores.refined["all"] == Tally(items=16, correct=11, unparseable=1, missing=1)
+    assert scores.refined["all"].accuracy == 0.6875
+    # changed items 203 901 1101: original labels T T T, predicted F U T → 1/3;
+    # refined labels F U F → 2/3. The +1 overall (11 − 10) is exactly 2 − 1 here.
+    assert scores.changed == 3
+    assert scores.changed_original == Tally(items=3, correct=1)
+    assert scores.changed_refined == Tally(items=3, correct=2)
+    assert scores.unlabeled == 0
+
+
+def test_csv_with_bom_scores_as_counted_by_hand(reviewed: Path, tmp_path: Path) -> None:
+    predictions = read_predictions(write_csv(tmp_path / "preds.csv"))
+    assert predictions.key == "id"  # the BOM did not glue itself to the first column name
+    assert predictions.bad_rows == ("line 18: no id",)  # header + 15 + unknown = 17 lines before
+    scores = rescore(predictions, load_run(reviewed).refined_rows())
+    assert_hand_counts(scores)
+    assert scores.unparseable_ids == (f"{PREFIX}401",)
+    assert scores.missing_ids == (f"{PREFIX}301",)
+    assert scores.unknown_ids == (f"{PREFIX}9999",)
+    assert scores.duplicate_ids == (f"{PREFIX}101",)
+
+
+def test_jsonl_keyed_by_example_id_scores_the_same(reviewed: Path, tmp_path: Path) -> None:
+    predictions = read_predictions(write_jsonl(tmp_path / "preds.jsonl"))
+    assert predictions.key == "example_id" and predictions.bad_rows == ()
+    scores = rescore(predictions, load_run(reviewed).refined_rows())
+    assert_hand_counts(scores)
+    assert (scores.unparseable_ids, scores.missing_ids, scores.unknown_ids) == (
+        ("401",),
+        ("301",),
+        ("9999",),
+    )
+    assert scores.duplicate_ids == ()
+
+
+def test_label_spellings_and_unusable_rows(tmp_path: Path) -> None:
+    rows = [
+        {"id": f"d/s/{n}", "example_id": n, "label": gold, "original_label": gold}
+        for n, gold in enumerate(["True", "False", "Uncertain", "True", "True", "True"])
+    ]
+    path = tmp_path / "preds.jsonl"
+    path.write_text(
+        "\n".join(
+            [
+                '{"id": "d/s/0", "label": true}',  # JSON booleans are True / False
+                '{"id": "d/s/1", "label": " false "}',
+                "",  # blank lines are skipped
+                '{"id": "d/s/2", "label": "Unknown"}',
+                '{"id": "d/s/3", "label": "Inconsistent"}',  # not a gold label: unparseable
+                '{"id": "d/s/4", "label": null}',
+                '{"id": "d/s/5"}',  # no label at all: unparseable too
+                '{"id": "  ", "label": "True"}',  # line 8
+                '{"example_id": 3, "label": "True"}',  # line 9: this file keys by id
+            ]
+        ),
+        encoding="utf-8",
+    )
+    predictions = read_predictions(path)
+    assert predictions.bad_rows == ("line 8: no id", "line 9: no id")
+    assert [p.label for p in predictions.items] == [
+        Label.TRUE,
+        Label.FALSE,
+        Label.UNCERTAIN,
+        None,
+        None,
+        None,
+    ]
+    scores = rescore(predictions, rows)
+    # right: 0 1 2; unparseable: 3 4 5 → 3 of 6, nothing missing or changed
+    assert scores.original["all"] == Tally(items=6, correct=3, unparseable=3)
+    assert scores.refined["all"] == scores.original["all"]
+    assert scores.unparseable_ids == ("d/s/3", "d/s/4", "d/s/5")
+    assert scores.changed == 0 and scores.changed_refined == Tally()
+    assert scores.changed_refined.accuracy is None
+
+
+def test_unlabelled_items_are_left_out_of_that_side_only() -> None:
+    rows = [
+        {"id": "a", "example_id": 1, "original_label": None, "label": "True"},  # labelled in review
+        {"id": "b", "example_id": 2, "original_label": "False", "label": "False"},
+    ]
+    predictions = Predictions(
+        key="id", items=(Prediction("a", Label.TRUE, "True", 2), Prediction("b", None, "?", 3))
+    )
+    scores = rescore(predictions, rows)
+    assert scores.unlabeled == 1 and scores.changed == 1
+    assert scores.original["all"] == Tally(items=1, correct=0, unparseable=1)  # b only
+    assert scores.refined["all"] == Tally(items=2, correct=1, unparseable=1)  # a right, b not
+    assert scores.changed_original == Tally() and scores.changed_refined == Tally(1, 1)
+
+
+def test_example_ids_repeated_in_the_split_are_refused() -> None:
+    rows = [
+        {"id": "d/a/7", "example_id": 7, "label": "True", "original_label": "True"},
+        {"id": "d/b/7", "example_id": 7, "label": "True", "original_label": "True"},
+    ]
+    predictions = Predictions(key="example_id", items=(Prediction("7", Label.TRUE, "True", 2),))
+    with pytest.raises(RefineryError, match="example_id '7' appears 2 times"):
+        rescore(predictions, rows)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("p.jsonl", '{"id": "a", "label": "True"}\n{"id": "b", "label": \n', r"p\.jsonl:2: not valid JSON"),
+        ("p.jsonl", '{"id": "a", "label": "True"}\n["b", "True"]\n', r"p\.jsonl:2: expected a JSON object, got list"),
+        ("p.jsonl", '{"key": "a", "label": "True"}\n', r"p\.jsonl: no row has an id or example_id \(found: key, label\)"),
+        ("p.jsonl", '{"id": "a", "answer": "True"}\n', r"p\.jsonl: no row has a label \(found: answer, id\)"),
+        ("p.jsonl", "\n\n", r"p\.jsonl: no predictions"),
+        ("p.csv", "id,answer\na,True\n", r"p\.csv:1: header has no label column \(columns: id, answer\)"),
+        ("p.csv", "item,label\na,True\n", r"p\.csv:1: header has no id \(or example_id\) column"),
+        ("p.csv", "", r"p\.csv: empty file"),
+        ("p.csv", "id,label\n", r"p\.csv: no predictions"),
+        ("p.json", "[]", r"p\.json: predictions must be a \.csv or \.jsonl file"),
+    ],
+)  # fmt: skip
+def test_malformed_files_name_the_file_and_line(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError, match=message):
+        read_predictions(path)
+
+
+def test_a_missing_or_binary_file_is_a_data_error(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="no such file"):
+        read_predictions(tmp_path / "absent.csv")
+    (tmp_path / "latin1.csv").write_bytes("id,label\nä,True\n".encode("latin-1"))
+    with pytest.raises(DataError, match="not UTF-8"):
+        read_predictions(tmp_path / "latin1.csv")
+
+
+TABLE = """\
+                original labels          refined labels
+gold label      items  correct      acc  items  correct      acc
+True               13        7    53.8%     10        6    60.0%
+False               1        1   100.0%      3        2    66.7%
+Uncertain           2        2   100.0%      3        3   100.0%
+all                16       10    62.5%     16       11    68.8%
+labels changed      3        1    33.3%      3        2    66.7%
+
+unparseable predictions      1  counted wrong: folio-sample/all/401
+missing predictions          1  counted wrong: folio-sample/all/301
+unknown ids                  1  not scored: folio-sample/all/9999
+duplicate predictions        1  first one counted: folio-sample/all/101
+unusable rows                1  not scored: line 18: no id"""
+
+
+def test_cli_prints_the_table_and_writes_json(
+    reviewed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    preds = write_csv(tmp_path / "preds.csv")
+    out = tmp_path / "scores" / "rescore.json"
+    code = main(["rescore", str(preds), "--against", str(reviewed), "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    # 7/13 = 53.8%, 2/3 = 66.7%, 11/16 = 68.75% → 68.8% (round half to even on an exact binary)
+    assert TABLE in printed
+    assert printed.startswith(
+        f"{preds}: 17 predictions against run 20260101-000000: 16 items, "
+        "3 labels changed by review\n"
+    )
+    assert printed.rstrip().endswith(f"wrote {out}")
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert (report["run_id"], report["key"], report["items"], report["changed"]) == (
+        "20260101-000000",
+        "id",
+        16,
+        3,
+    )
+    assert report["original"]["all"] == {
+        "items": 16,
+        "correct": 10,
+        "accuracy": 0.625,
+        "unparseable": 1,
+        "missing": 1,
+    }
+    assert report["refined"]["False"]["correct"] == 2
+    assert report["changed_refined"]["accuracy"] == pytest.approx(2 / 3)
+    assert (report["unparseable"], report["missing"], report["unknown"]) == (1, 1, 1)
+    assert report["unknown_ids"] == [f"{PREFIX}9999"]
+    assert report["bad_rows"] == ["line 18: no id"]
+
+
+def test_cli_errors_are_reported_not_raised(
+    reviewed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "preds.jsonl"
+    bad.write_text('{"id": "x", "label": "True"}\nnot json\n', encoding="utf-8")
+    assert main(["rescore", str(bad), "--against", str(reviewed)]) == 2
+    assert f"refinery: error: {bad}:2: not valid JSON" in capsys.readouterr().err
+    assert main(["rescore", str(bad), "--against", str(tmp_path)]) == 2
+    assert "is not a run folder" in capsys.readouterr().err
