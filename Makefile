@@ -7,7 +7,7 @@ export DO_NOT_TRACK := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_HOME := $(CURDIR)/.state/prefect
 
-.PHONY: run test bench lint clean
+.PHONY: run test bench lint clean tmux
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -23,7 +23,14 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/refinery refine data/raw/sample/folio_sample.jsonl
 
-test: $(STAMP)
+# The review terminal test drives `refinery review work` through tmux; install it where we can
+# (Debian, as root). Without it that one test skips and says why.
+tmux:
+	@command -v tmux >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& (apt-get update -qq && apt-get install -y -qq tmux >/dev/null) ; } \
+		|| echo "tmux unavailable: the terminal review test will skip"
+
+test: $(STAMP) tmux
 	$(VENV)/bin/pytest
 
 bench: $(STAMP)
