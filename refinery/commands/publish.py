@@ -1,11 +1,64 @@
-"""`refinery publish`: (being built)."""
+"""`refinery publish`: build a Hub-ready dataset folder from a run, and push it with ``--push``.
+
+Without ``--push`` it only writes the folder (default ``data/published/<owner>/<name>/``, see
+`refinery.publish`) and prints the release's changes and the exact commit a push would make.
+With ``--push`` it also sends that commit and tags it; the token comes from ``HF_TOKEN`` or the
+saved Hugging Face login.
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 
 def register(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser("publish", help="(being built)")
-    parser.set_defaults(handler=lambda args: 2)
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "publish",
+        help="build a Hub-ready dataset folder (refined + changes configs, card) from a run",
+    )
+    parser.add_argument(
+        "run_dir", type=Path, metavar="RUN_DIR", help="a refine or review run folder"
+    )
+    parser.add_argument("--repo-id", required=True, help="Hub dataset repository, OWNER/NAME")
+    parser.add_argument(
+        "--out", type=Path, help="publish folder (default: data/published/<OWNER>/<NAME>)"
+    )
+    parser.add_argument(
+        "--previous",
+        type=Path,
+        help="publish folder of the previous release (default: the last push from --out)",
+    )
+    parser.add_argument(
+        "--license", help="Hub license id (default: the License: line beside the source)"
+    )
+    parser.add_argument("--tag", help="release tag (default: v<version>)")
+    parser.add_argument(
+        "--push", action="store_true", help="upload to the Hub as one commit, then tag it"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from refinery import publish
+    from refinery.runs import load_run
+
+    out = args.out or publish.default_out(args.repo_id)
+    built = publish.build(
+        load_run(args.run_dir),
+        out,
+        repo_id=args.repo_id,
+        license_name=args.license,
+        previous=args.previous,
+        tag=args.tag,
+    )
+    plan = publish.plan_push(out, tag=args.tag)
+    print("\n".join(publish.summary_lines(built, plan)))
+    if not args.push:
+        print("dry run: nothing was uploaded (add --push to publish)")
+        return 0
+    commit = publish.push(publish.hub_api(), plan)
+    publish.record_push(out, plan, commit)
+    print(f"pushed {plan.repo_id} {plan.tag}: {commit}")
+    return 0
