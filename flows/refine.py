@@ -1,21 +1,32 @@
 """The refine flow: raw data → checked → repaired → refined split, review queue and report.
 
 Reads like the pipeline it runs; every step is a task over one core function (refinery.pipeline
-and friends), and the flow itself never looks at a verdict.
+and friends), and the flow itself never looks at a verdict: its one branch is on the run-level
+decision that refinery.changes makes.
+
+After the outputs are written, the run is compared with the previous run of its split
+(refinery.changes): changes.md / changes.json in the run folder and a `refine-changes` artifact.
+With `settings.fail_on_new_conflicts` (scheduled deployments), new conflicts end the run in a
+Failed state: the flow *returns* `Failed(message=..., data=summary)` rather than raising, so the
+server shows a plain Failed run with the reason as its state message (no traceback), and the
+summary stays readable from the state; a `refine-new-conflicts` artifact says why.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from prefect import flow
+from prefect.states import Failed
 
 from refinery import pipeline
 from refinery.agents.endpoint import llm_endpoint
 from tasks.refine import (
+    changes_task,
     check_task,
     load_items,
     publish_artifacts_task,
+    publish_changes_task,
     repair_task,
     validate_input_task,
     validate_output_task,
@@ -26,7 +37,7 @@ from tasks.refine import (
 
 @flow(name="refine", log_prints=True)
 def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
-    """Run every stage of Refine for one source; return the run summary."""
+    """Run every stage of Refine for one source; return the run summary (or Failed, see above)."""
     loaded = load_items(settings.source)
     items = list(loaded.items)
     settings = pipeline.resolve_outputs(settings, loaded)
@@ -42,6 +53,16 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
         written["outcomes"], {"input": input_validation, "output": output_validation}, settings
     )
     publish_artifacts_task(written["outcomes"], report["markdown"])
-    summary = pipeline.run_summary(written["outcomes"], settings, written, report)
+    changes = changes_task(written["outcomes"], rows, settings)
+    failure = changes.failure_message(fail_on_new_conflicts=settings.fail_on_new_conflicts)
+    publish_changes_task(changes, failure)
+    summary = {
+        **pipeline.run_summary(written["outcomes"], settings, written, report),
+        "changes": changes.to_dict(),
+    }
     print(pipeline.format_summary(summary))
+    if failure:
+        # Prefect makes a returned state the run's final state; a direct call then raises
+        # FailedRun, and `return_state=True` gives the state with the summary as its result
+        return cast(dict[str, Any], Failed(message=failure, data=summary))
     return summary

@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
     refine.add_argument("--workers", type=int, default=config.default_workers())
     refine.add_argument("--budget", type=float, default=config.DEFAULT_BUDGET_SECONDS)
     refine.add_argument("--no-cache", action="store_true", help="ignore the verdict and LLM caches")
+    refine.add_argument(
+        "--fail-on-new-conflicts",
+        action="store_true",
+        help="exit 1 when items need review that the previous run of the split did not flag",
+    )
 
     lint = sub.add_parser("lint", help="parse and lint a file of FOL formulas")
     lint.add_argument(
@@ -216,13 +221,20 @@ def _refine(args: argparse.Namespace) -> int:
         workers=args.workers,
         budget_seconds=args.budget,
         use_cache=not args.no_cache,
+        fail_on_new_conflicts=args.fail_on_new_conflicts,
     )
     prefect_environment()
     from flows.refine import refine_flow
     from refinery.pipeline import format_summary
 
-    summary = refine_flow(settings)
+    state = refine_flow(settings, return_state=True)
+    summary = state.result(raise_on_failure=False)
+    if isinstance(summary, BaseException):
+        raise summary  # a crash, not a verdict on the data: let it show
     print(format_summary(summary))
+    if state.is_failed():  # only with --fail-on-new-conflicts (see refinery.changes)
+        print(f"refinery: {state.message}", file=sys.stderr)
+        return 1
     return 0
 
 

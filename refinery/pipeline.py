@@ -33,7 +33,8 @@ class RefineSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     source: str
-    out_dir: str | None = None  # default: data/refined/<dataset>/<split>/<run_id>
+    out_dir: str | None = None  # default: <runs_dir>/<dataset>/<split>/<run_id>
+    runs_dir: str | None = None  # parent of the per-split run folders; default: data/refined
     review_path: str | None = None  # default: review/<dataset>-<split>.csv
     agents: tuple[str, ...] = ("rules", "llm")
     max_rounds: int = Field(default=3, ge=1, le=10)
@@ -45,6 +46,9 @@ class RefineSettings(BaseModel):
     state_dir: str = Field(default_factory=lambda: str(config.state_dir()))
     run_id: str = Field(default_factory=new_run_id)
     use_cache: bool = True
+    # end the flow Failed when an item needs review that the previous run did not flag
+    # (refinery.changes); scheduled deployments set it, interactive runs keep exiting 0
+    fail_on_new_conflicts: bool = False
     endpoint: LLMEndpoint | None = None
 
     def budget(self) -> Budget:
@@ -81,9 +85,8 @@ def load_checked(load: Callable[[str], LoadResult], source: str) -> LoadResult:
 
 def resolve_outputs(settings: RefineSettings, loaded: LoadResult) -> RefineSettings:
     """Fill in the default output folder and review queue path from the dataset and split."""
-    out = settings.out_dir or str(
-        Path("data/refined") / loaded.dataset / loaded.split / settings.run_id
-    )
+    runs_dir = Path(settings.runs_dir or "data/refined")
+    out = settings.out_dir or str(runs_dir / loaded.dataset / loaded.split / settings.run_id)
     review = settings.review_path or str(Path("review") / f"{loaded.dataset}-{loaded.split}.csv")
     return settings.model_copy(update={"out_dir": out, "review_path": review})
 
@@ -113,7 +116,7 @@ def write_outputs(
     items: Sequence[Item], outcomes: Sequence[dict[str, Any]], settings: RefineSettings
 ) -> dict[str, Any]:
     """Write the refined split, the audit trail and the review queue; return paths and counts."""
-    from refinery.review import queue_rows, write_queue
+    from refinery.review.queue import queue_rows, write_queue
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
     out = Path(settings.out_dir)
@@ -237,6 +240,8 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     lines += [f"  {row['outcome']:<36} {row['items']:>6}" for row in summary["table"]]
     lines.append(f"  refined split and report: {summary['out_dir']}")
     lines.append(f"  review queue: {summary['review_path']}")
+    if "changes" in summary:  # refinery.changes.Changes.to_dict()
+        lines.append(f"  changes: {summary['changes']['headline']}")
     return "\n".join(lines)
 
 

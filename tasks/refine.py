@@ -9,6 +9,7 @@ from prefect import task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from refinery import pipeline
+from refinery.changes import Changes, cache_reuse, changes_since_previous, write_changes
 from refinery.check import check_items
 from refinery.datasets import load_any
 from refinery.datasets.records import Item, LoadResult
@@ -88,3 +89,29 @@ def publish_artifacts_task(outcomes: list[dict[str, Any]], report_md: str) -> No
     create_markdown_artifact(
         key="refine-report", markdown=Path(report_md).read_text(encoding="utf-8")
     )
+
+
+@task(name="compare-with-previous")
+def changes_task(
+    outcomes: list[dict[str, Any]], rows: list[dict[str, Any]], settings: pipeline.RefineSettings
+) -> Changes:
+    """Changes since the previous run of the split; changes.md and changes.json in the run folder."""
+    assert settings.out_dir, "call resolve_outputs first"
+    out = Path(settings.out_dir)
+    changes = changes_since_previous(out, outcomes, run_id=settings.run_id, cache=cache_reuse(rows))
+    write_changes(out, changes)
+    return changes
+
+
+@task(name="publish-changes")
+def publish_changes_task(changes: Changes, failure: str | None) -> None:
+    """The change-only report as an artifact, and, when the run fails for it, why."""
+    create_markdown_artifact(
+        key="refine-changes", markdown=changes.markdown(), description="Changes since last run"
+    )
+    if failure:
+        create_markdown_artifact(
+            key="refine-new-conflicts",
+            markdown=f"# Run {changes.run_id} failed\n\n{failure}\n\n{changes.markdown()}",
+            description="Why the run failed",
+        )
