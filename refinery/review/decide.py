@@ -57,7 +57,7 @@ class RowProblem:
 def fol_lines(text: str) -> list[str]:
     """A FOL cell's formulas: premises one per line, the conclusion on the last line."""
     lines = text.replace("\r\n", "\n").split("\n")
-    while len(lines) > 2 and not lines[-1].strip():
+    while len(lines) > 1 and not lines[-1].strip():
         lines.pop()  # a spreadsheet may add a trailing newline
     return [line.strip() for line in lines]
 

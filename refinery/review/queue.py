@@ -497,7 +497,7 @@ def save_decision(
                 sorted(_flags(row["flag"]) - {CHANGED_SINCE_DECISION, MERGE_CONFLICT})
             )
             write_rows(path, rows)
-            return row
+            return next(r for r in read_queue(path) if r["id"] == item_id)
     raise KeyError(f"{item_id} is not in {path}")
 
 
@@ -505,7 +505,7 @@ def queue_status(rows: Iterable[Mapping[str, str]]) -> dict[str, dict[str, int]]
     """Counts for `refinery review status`: by reason, decision, reviewer and flag, and totals.
 
     A row's reason may hold several codes (joined by ``;``); each counts once. ``left`` is the
-    number of rows without a decision.
+    number of rows without a valid decision (``invalid`` counts misspelled ones among them).
     """
     out: dict[str, dict[str, int]] = {
         "total": {},
@@ -520,11 +520,14 @@ def queue_status(rows: Iterable[Mapping[str, str]]) -> dict[str, dict[str, int]]
 
     for row in rows:
         bump("total", "items")
-        decided = row["decision"].strip()
+        decision = row["decision"].strip()
+        decided = decision if decision in DECISIONS else ""
         bump("total", "decided" if decided else "left")
+        if decision and not decided:
+            bump("total", "invalid")
         for code in {c.strip() for c in row["reason"].split(";") if c.strip()} or {"(none)"}:
             bump("reason", code)
-        bump("decision", decided or "(open)")
+        bump("decision", decision or "(open)")
         if decided:
             bump("reviewer", row["reviewer"].strip() or "(unnamed)")
         for flag in _flags(row["flag"]):

@@ -77,12 +77,16 @@ class MergeResult:
 def merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
     """Merge the shards' decisions into `queue` (rewritten atomically); report conflicts.
 
-    Without a manifest the queue's current decisions are the base.
+    Without a manifest the queue's current decisions are the base. After the merge the manifest
+    records each taken decision as the new base and every conflict's versions, so re-merging the
+    same shards neither reverts later edits of the queue nor re-raises a settled conflict.
     """
     rows = read_queue(queue)
     by_id = {r["id"]: r for r in rows}
     manifest = manifest_path(queue)
     saved = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else {}
+    # Without a manifest (shards made by hand) the queue as it is now is the base; the manifest
+    # is written below either way, so a later re-merge remembers what was settled.
     base = saved.get("base") or {r["id"]: _decision(r) for r in rows}
     settled = saved.get("conflicts", {})  # versions already shown as a conflict
     result = MergeResult()
@@ -114,15 +118,16 @@ def merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
         if len(distinct) == 1 and distinct[0][0] != queue.name:
             row.update(distinct[0][1])
             result.taken[item_id] = distinct[0][0]
+            base[item_id] = distinct[0][1]  # merged: the shard's version is the new base
         elif len(distinct) > 1:
             flags = {f for f in row["flag"].split(";") if f} | {MERGE_CONFLICT}
             row["flag"] = ";".join(sorted(flags))
             result.conflicts[item_id] = candidates
             settled[item_id] = [d for _, d in candidates]
     write_rows(queue, rows)
-    if saved:
-        saved["conflicts"] = settled
-        atomic_write_text(manifest, json.dumps(saved, ensure_ascii=False, indent=1))
+    saved.update(queue=queue.name, base=base, conflicts=settled)
+    saved.setdefault("shards", {})
+    atomic_write_text(manifest, json.dumps(saved, ensure_ascii=False, indent=1))
     return result
 
 

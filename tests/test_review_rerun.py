@@ -1,0 +1,165 @@
+"""Re-running Refine into a queue that has decisions: every decision is kept, changed items are
+flagged, items the new run settles are retained while a reviewer had written in them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pytest
+
+from refinery.review import queue as review
+from refinery.review.queue import (
+    CHANGED_SINCE_DECISION,
+    CONTENT_COLUMNS,
+    DECISION_COLUMNS,
+    NOT_IN_LATEST_RUN,
+    MergeReport,
+    read_queue,
+    save_decision,
+)
+
+from runs import SAMPLE, make_run
+
+ID_203, ID_301, ID_901, ID_1101 = (f"folio-sample/all/{n}" for n in (203, 301, 901, 1101))
+DECISIONS = {
+    ID_203: {"decision": "accept_proposal", "reviewer": "ann"},
+    ID_301: {
+        "decision": "edit",
+        "final_fol": "∀x (Train(x) ∧ Delayed(x) → MissConnection(x))\n"
+        "Train(the815) ∧ Delayed(the815)\n"
+        "∀x (MissConnection(x) → Compensated(x))\n"
+        "Compensated(the815)",
+        "final_label": "True",
+        "reviewer": "bob",
+        "note": "premise 3: ∀ passengers,\nnot a free x",
+        "decided_at": "2026-01-02T03:04:05+00:00",
+    },
+    ID_901: {"decision": "relabel", "final_label": "Uncertain", "reviewer": "ann"},
+    ID_1101: {"decision": "keep_original", "note": "the NL says friendly", "reviewer": "cy"},
+}
+NEW_CONCLUSION = "Max is a friendly dog."
+
+
+def decided_queue(sample_run: Path, tmp_path: Path, ids: tuple[str, ...]) -> Path:
+    """A copy of the sample run's queue with `ids` decided (each differently)."""
+    path = tmp_path / "review.csv"
+    shutil.copyfile(sample_run.parent.parent.parent / "review.csv", path)
+    for item_id in ids:
+        save_decision(path, item_id, DECISIONS[item_id])
+    return path
+
+
+def modified_sample(tmp_path: Path, conclusions: dict[int, str], labels: dict[int, str]) -> Path:
+    """The shipped sample with some conclusions and gold labels changed (same file name)."""
+    lines = []
+    for line in SAMPLE.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        n = record["example_id"]
+        record["conclusion"] = conclusions.get(n, record["conclusion"])
+        record["label"] = labels.get(n, record["label"])
+        lines.append(json.dumps(record, ensure_ascii=False))
+    source = tmp_path / "source" / SAMPLE.name
+    source.parent.mkdir()
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return source
+
+
+def rerun(
+    source: Path, queue: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[MergeReport]:
+    """Run Refine again into a new run folder with the same queue; return its queue merges."""
+    reports: list[MergeReport] = []
+    write_queue = review.write_queue
+
+    def spy(path: Path, rows: Iterable[Mapping[str, object]], *, merge: bool = True) -> MergeReport:
+        report = write_queue(path, rows, merge=merge)
+        reports.append(report)
+        return report
+
+    monkeypatch.setattr(review, "write_queue", spy)
+    out = tmp_path / "folio-sample" / "all" / "20260102-000000"
+    make_run(out, source=source, review_path=queue, state_dir=tmp_path / "state", run_id=out.name)
+    return reports
+
+
+def records(path: Path) -> dict[str, str]:
+    """Each row's raw text (from its first physical line to the next row's)."""
+    text = path.read_bytes().decode("utf-8-sig")
+    starts = sorted(text.index("\r\n" + i + ",") + 2 for i in DECISIONS if "\r\n" + i in text)
+    ends = [*starts[1:], len(text)]
+    return {text[s:e].split(",", 1)[0]: text[s:e] for s, e in zip(starts, ends, strict=True)}
+
+
+def new_hash(tmp_path: Path, item_id: str) -> str:
+    run = tmp_path / "folio-sample" / "all" / "20260102-000000"
+    for line in (run / "outcomes.jsonl").read_text(encoding="utf-8").splitlines():
+        outcome = json.loads(line)
+        if outcome["id"] == item_id:
+            return str(outcome["content_hash"])
+    raise AssertionError(f"{item_id} not in the re-run")
+
+
+@pytest.mark.prover
+def test_a_rerun_keeps_every_decision_and_flags_the_changed_item(
+    sample_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = decided_queue(sample_run, tmp_path, tuple(DECISIONS))
+    before_raw = records(queue)
+    before = {r["id"]: r for r in read_queue(queue)}
+    assert len(before_raw) == 4 and all(r["status"] == "decided" for r in before.values())
+
+    source = modified_sample(tmp_path, {1101: NEW_CONCLUSION}, {})
+    assert rerun(source, queue, tmp_path, monkeypatch) == [
+        MergeReport(kept_decisions=3, flagged_changed=1)
+    ]
+    after_raw = records(queue)
+    after = {r["id"]: r for r in read_queue(queue)}
+    assert list(after) == [ID_203, ID_301, ID_901, ID_1101]
+    for item_id in (ID_203, ID_301, ID_901):
+        assert after_raw[item_id] == before_raw[item_id]  # byte for byte
+    changed = after[ID_1101]
+    assert {c: changed[c] for c in DECISION_COLUMNS} == {
+        c: before[ID_1101][c] for c in DECISION_COLUMNS
+    }
+    assert changed["flag"] == CHANGED_SINCE_DECISION and changed["status"] == "decided"
+    assert changed["conclusion"] == NEW_CONCLUSION
+    assert changed["content_hash"] == new_hash(tmp_path, ID_1101)
+    assert changed["content_hash"] != before[ID_1101]["content_hash"]
+    unchanged = set(CONTENT_COLUMNS) - {"conclusion", "content_hash"}
+    assert {c: changed[c] for c in unchanged} == {c: before[ID_1101][c] for c in unchanged}
+
+
+@pytest.mark.prover
+def test_a_decided_item_the_rerun_settles_is_retained_and_an_undecided_one_dropped(
+    sample_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = decided_queue(sample_run, tmp_path, (ID_203, ID_301, ID_1101))  # 901 left open
+    before = {r["id"]: r for r in read_queue(queue)}
+    # the fixed gold labels are what both provers derive: 203 and 901 now verify
+    source = modified_sample(tmp_path, {1101: NEW_CONCLUSION}, {203: "False", 901: "Uncertain"})
+    assert rerun(source, queue, tmp_path, monkeypatch) == [
+        MergeReport(kept_decisions=1, flagged_changed=1, retained_missing=1, dropped=1)
+    ]
+    after = {r["id"]: r for r in read_queue(queue)}
+    assert list(after) == [ID_203, ID_301, ID_1101]
+    assert after[ID_203] == before[ID_203] | {"flag": NOT_IN_LATEST_RUN}
+    assert after[ID_203]["decision"] == "accept_proposal" and after[ID_203]["status"] == "decided"
+    assert after[ID_301] == before[ID_301]
+    assert after[ID_1101]["flag"] == CHANGED_SINCE_DECISION
+    assert after[ID_1101]["note"] == "the NL says friendly"
+
+
+@pytest.mark.prover
+def test_a_rerun_of_the_same_source_changes_nothing(
+    sample_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = decided_queue(sample_run, tmp_path, (ID_301, ID_901))
+    save_decision(queue, ID_203, {"note": "draft: check premise 2"})  # input, no decision
+    before = queue.read_bytes()
+    assert rerun(SAMPLE, queue, tmp_path, monkeypatch) == [
+        MergeReport(kept_decisions=2, refreshed=2)
+    ]
+    assert queue.read_bytes() == before
