@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from refinery import config
+from refinery.commands.refine_options import add_refine_options, refine_settings
 from refinery.errors import RefineryError
 
 
@@ -59,27 +60,8 @@ def _parser() -> argparse.ArgumentParser:
         "refine",
         help="check, repair and write the refined split, review queue and report (a Prefect flow)",
     )
-    refine.add_argument(
-        "source", metavar="SOURCE", help="FOLIO .jsonl/.json/.csv file, or hf:OWNER/NAME[:SPLIT]"
-    )
+    add_refine_options(refine)
     refine.add_argument("--out", help="run folder (default: data/refined/<dataset>/<split>/<run>)")
-    refine.add_argument("--review", help="review queue CSV (default: review/<dataset>-<split>.csv)")
-    refine.add_argument(
-        "--agents", default="rules,llm", help="rules | rules,llm (default %(default)s)"
-    )
-    refine.add_argument(
-        "--max-rounds", type=int, default=3, help="repair rounds per item (default %(default)s)"
-    )
-    refine.add_argument(
-        "--llm-rounds",
-        type=int,
-        default=1,
-        help="rounds in which the LLM refiner is asked (default %(default)s; raise for a capable endpoint)",
-    )
-    refine.add_argument("--provers", default=",".join(config.DEFAULT_PROVERS))
-    refine.add_argument("--workers", type=int, default=config.default_workers())
-    refine.add_argument("--budget", type=float, default=config.DEFAULT_BUDGET_SECONDS)
-    refine.add_argument("--no-cache", action="store_true", help="ignore the verdict and LLM caches")
     refine.add_argument(
         "--fail-on-new-conflicts",
         action="store_true",
@@ -204,24 +186,8 @@ def prefect_environment() -> None:
 
 
 def _refine(args: argparse.Namespace) -> int:
-    from refinery.pipeline import RefineSettings
-    from vampire.registry import resolve_names
-
-    agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
-    if set(agents) - {"rules", "llm"} or "rules" not in agents:
-        raise RefineryError(f"--agents must be rules or rules,llm, got {args.agents!r}")
-    settings = RefineSettings(
-        source=args.source,
-        out_dir=args.out,
-        review_path=args.review,
-        agents=agents,
-        max_rounds=args.max_rounds,
-        llm_rounds=args.llm_rounds,
-        provers=tuple(resolve_names(args.provers.split(","))),
-        workers=args.workers,
-        budget_seconds=args.budget,
-        use_cache=not args.no_cache,
-        fail_on_new_conflicts=args.fail_on_new_conflicts,
+    settings = refine_settings(
+        args, out_dir=args.out, fail_on_new_conflicts=args.fail_on_new_conflicts
     )
     prefect_environment()
     from flows.refine import refine_flow

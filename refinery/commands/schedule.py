@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from refinery import config
-from refinery.errors import ConfigError
+from refinery.commands.refine_options import add_refine_options, refine_settings
 
 DEFAULT_CRON = "0 3 * * *"  # kept equal to flows.serve.DEFAULT_CRON, which imports prefect
 
@@ -32,9 +32,7 @@ def register(sub: Any) -> None:
             "Failed when an item needs review that the previous run did not flag."
         ),
     )
-    parser.add_argument(
-        "source", metavar="SOURCE", help="FOLIO .jsonl/.json/.csv file, or hf:OWNER/NAME[:SPLIT]"
-    )
+    add_refine_options(parser)
     parser.add_argument(
         "--cron", default=DEFAULT_CRON, help="cron schedule, UTC (default %(default)r)"
     )
@@ -45,16 +43,6 @@ def register(sub: Any) -> None:
         default=Path("data/refined"),
         help="parent of the <dataset>/<split>/<run> folders (default %(default)s)",
     )
-    parser.add_argument("--review", help="review queue CSV (default: review/<dataset>-<split>.csv)")
-    parser.add_argument(
-        "--agents", default="rules,llm", help="rules | rules,llm (default %(default)s)"
-    )
-    parser.add_argument("--max-rounds", type=int, default=3)
-    parser.add_argument("--llm-rounds", type=int, default=1)
-    parser.add_argument("--provers", default=",".join(config.DEFAULT_PROVERS))
-    parser.add_argument("--workers", type=int, default=config.default_workers())
-    parser.add_argument("--budget", type=float, default=config.DEFAULT_BUDGET_SECONDS)
-    parser.add_argument("--no-cache", action="store_true", help="ignore the verdict and LLM caches")
     parser.add_argument(
         "--fail-on-new-conflicts",
         action=argparse.BooleanOptionalAction,
@@ -66,23 +54,12 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from refinery.cli import prefect_environment
-    from refinery.pipeline import RefineSettings
-    from vampire.registry import resolve_names
 
-    agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
-    if set(agents) - {"rules", "llm"} or "rules" not in agents:
-        raise ConfigError(f"--agents must be rules or rules,llm, got {args.agents!r}")
-    settings = RefineSettings(
+    settings = refine_settings(
+        args,
         source=_absolute_source(args.source),
         runs_dir=str(args.runs_dir.resolve()),
         review_path=str(Path(args.review).resolve()) if args.review else None,
-        agents=agents,
-        max_rounds=args.max_rounds,
-        llm_rounds=args.llm_rounds,
-        provers=tuple(resolve_names(args.provers.split(","))),
-        workers=args.workers,
-        budget_seconds=args.budget,
-        use_cache=not args.no_cache,
         state_dir=str(config.state_dir().resolve()),
         fail_on_new_conflicts=args.fail_on_new_conflicts,
     )

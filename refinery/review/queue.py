@@ -22,7 +22,7 @@ from __future__ import annotations
 import csv
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -387,14 +387,7 @@ def write_queue(
         )
         report = MergeReport(added=len(merged))
 
-    def write(tmp: Path) -> None:
-        with tmp.open("w", encoding="utf-8-sig", newline="") as f:
-            out = csv.writer(f, lineterminator="\r\n")
-            out.writerow(COLUMNS)
-            for row in merged:
-                out.writerow([neutralise(row[c]) for c in COLUMNS])
-
-    atomic_write(target, write)
+    _write_csv(target, merged)
     return report
 
 
@@ -464,16 +457,20 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, 
 def write_rows(path: str | os.PathLike[str], rows: Iterable[Mapping[str, object]]) -> Path:
     """Write queue rows as they are (no merge), atomically, recomputing `status` and `flag`."""
     checked = _check_rows(rows)
-    finished = [_finish(r, _flags(r["flag"])) for r in checked]
+    return _write_csv(Path(path), [_finish(r, _flags(r["flag"])) for r in checked])
+
+
+def _write_csv(target: Path, rows: Sequence[Mapping[str, str]]) -> Path:
+    """The one place the file is written: BOM, CRLF rows, neutralised cells, atomically."""
 
     def write(tmp: Path) -> None:
         with tmp.open("w", encoding="utf-8-sig", newline="") as f:
             out = csv.writer(f, lineterminator="\r\n")
             out.writerow(COLUMNS)
-            for row in finished:
+            for row in rows:
                 out.writerow([neutralise(row[c]) for c in COLUMNS])
 
-    return atomic_write(Path(path), write)
+    return atomic_write(target, write)
 
 
 def save_decision(
