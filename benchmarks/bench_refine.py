@@ -20,8 +20,6 @@ from pathlib import Path
 from refinery import pipeline
 from refinery.agents.endpoint import llm_endpoint
 from refinery.agents.refine import outcome_counts
-from refinery.check import check_items
-from refinery.datasets.folio import load
 from vampire.registry import build_provers
 
 
@@ -37,21 +35,9 @@ def run_once(
         workers=workers,
         state_dir=str(state),
     )
-    loaded = load(source)
-    items = list(loaded.items)
-    rows = check_items(
-        items,
-        prover_factory=build_provers,
-        prover_names=settings.provers,
-        budget=settings.budget(),
-        workers=workers,
-        cache_path=settings.cache_path(),
-    )
     with llm_endpoint(agents, cache_path=settings.llm_cache_path()) as endpoint:
-        outcomes = pipeline.repair(items, rows, settings.with_endpoint(endpoint), build_provers)
-    written = pipeline.write_outputs(items, outcomes, settings)
-    pipeline.write_run_report(written["outcomes"], {}, settings)
-    return time.perf_counter() - started, outcome_counts(outcomes)
+        written = pipeline.run_plain(settings, build_provers, endpoint)
+    return time.perf_counter() - started, outcome_counts(written["outcomes"])
 
 
 def main() -> int:

@@ -56,10 +56,9 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
     changes = changes_task(written["outcomes"], rows, settings)
     failure = changes.failure_message(fail_on_new_conflicts=settings.fail_on_new_conflicts)
     publish_changes_task(changes, failure)
-    summary = {
-        **pipeline.run_summary(written["outcomes"], settings, written, report),
-        "changes": changes.to_dict(),
-    }
+    summary = pipeline.run_summary(
+        written["outcomes"], settings, written, report, changes.to_dict()
+    )
     print(pipeline.format_summary(summary))
     if failure:
         # Prefect makes a returned state the run's final state; a direct call then raises

@@ -119,7 +119,7 @@ def _check(args: argparse.Namespace) -> int:
         console.print("[red]no items loaded[/]")
         return 1
     first = items[0]
-    out = args.out or Path("data/refined") / first.dataset / first.split / "check"
+    out = args.out or Path(config.DEFAULT_RUNS_DIR) / first.dataset / first.split / "check"
     budget = Budget(seconds=args.budget, rlimit=args.rlimit or None)
     cache = None if args.no_cache else config.state_dir() / "cache" / "verdicts.sqlite"
     started = time.perf_counter()

@@ -14,6 +14,7 @@ DEFAULT_RLIMIT = (
     5_000_000  # Z3 resource units per question: deterministic; binds before the timer on FOLIO
 )
 DEFAULT_PROVERS = ("z3", "tptp")  # "tptp" = Vampire when configured, else E
+DEFAULT_RUNS_DIR = "data/refined"  # holds the <dataset>/<split>/<run_id>/ run folders
 
 
 def state_dir() -> Path:

@@ -85,7 +85,7 @@ def load_checked(load: Callable[[str], LoadResult], source: str) -> LoadResult:
 
 def resolve_outputs(settings: RefineSettings, loaded: LoadResult) -> RefineSettings:
     """Fill in the default output folder and review queue path from the dataset and split."""
-    runs_dir = Path(settings.runs_dir or "data/refined")
+    runs_dir = Path(settings.runs_dir or config.DEFAULT_RUNS_DIR)
     out = settings.out_dir or str(runs_dir / loaded.dataset / loaded.split / settings.run_id)
     review = settings.review_path or str(Path("review") / f"{loaded.dataset}-{loaded.split}.csv")
     return settings.model_copy(update={"out_dir": out, "review_path": review})
@@ -110,6 +110,34 @@ def repair(
         outcome_cache=settings.outcome_cache_path(),
     )
     return [{**o, "run_id": settings.run_id} for o in outcomes]
+
+
+def run_plain(
+    settings: RefineSettings, factory: ProverFactory, endpoint: LLMEndpoint | None = None
+) -> dict[str, Any]:
+    """Refine's steps in the flow's order, without Prefect (benchmarks and tests).
+
+    The same functions the flow's tasks call, minus the great-expectations suites and the
+    artifacts; returns what `write_outputs` returns.
+    """
+    from refinery.check import check_items
+    from refinery.datasets import load_any
+
+    loaded = load_checked(load_any, settings.source)
+    settings = resolve_outputs(settings, loaded)
+    items = list(loaded.items)
+    rows = check_items(
+        items,
+        prover_factory=factory,
+        prover_names=settings.provers,
+        budget=settings.budget(),
+        workers=settings.workers,
+        cache_path=settings.cache_path(),
+    )
+    outcomes = repair(items, rows, settings.with_endpoint(endpoint), factory)
+    written = write_outputs(items, outcomes, settings)
+    write_run_report(written["outcomes"], {}, settings)
+    return written
 
 
 def write_outputs(
@@ -220,9 +248,13 @@ def run_summary(
     settings: RefineSettings,
     written: Mapping[str, Any],
     report: Mapping[str, str],
+    changes: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What a run produced: counts, where the files are, how the queue merge went."""
-    return {
+    """What a run produced: counts, files, the queue merge, and `changes` when given.
+
+    `changes` is `refinery.changes.Changes.to_dict()`: what changed since the previous run.
+    """
+    summary = {
         "run_id": settings.run_id,
         "items": len(outcomes),
         "counts": outcome_counts(outcomes),
@@ -232,6 +264,7 @@ def run_summary(
         "queue": written["queue"],
         "files": {**written["files"], **report},
     }
+    return summary if changes is None else {**summary, "changes": dict(changes)}
 
 
 def format_summary(summary: Mapping[str, Any]) -> str:

@@ -1,4 +1,5 @@
-"""Test doubles: a scripted prover whose answers a test sets, and an item builder."""
+"""Test doubles: a scripted prover whose answers a test sets, an item builder, and a Refine
+outcome of the shape the review queue is built from."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from refinery.datasets.records import Item
 from refinery.labels import normalize_gold_label
@@ -97,3 +99,27 @@ class ScriptedLLM:
         except ValidationError as err:
             value, error = None, f"schema: {err.errors()[0]['msg']}" if raw else "empty reply"
         return LLMResult(value, error, raw, 10, 5, False, 0.0, 1)
+
+
+def queue_outcome(n: int, **over: Any) -> dict[str, Any]:
+    """A `needs_review` outcome for item n (keys as `refinery.review.queue.queue_rows` reads)."""
+    base: dict[str, Any] = {
+        "id": f"folio-v2/validation/{n}",
+        "dataset": "folio-v2",
+        "split": "validation",
+        "story_id": f"s{n}",
+        "reason": "label_mismatch",
+        "premises": ["All dogs bark.", "Rex is a dog."],
+        "original_premises_fol": ["∀x (Dog(x) → Bark(x))", "Dog(rex)"],
+        "proposed_premises_fol": ["∀x (Dog(x) → Bark(x))", "Dog(rex) ∧ ¬Cat(rex)"],
+        "conclusion": "Rex barks.",
+        "original_conclusion_fol": "Bark(rex)",
+        "proposed_conclusion_fol": None,
+        "gold_label": "False",
+        "prover_labels": {"z3": "True", "eprover": "True"},
+        "suggested_label": "True",
+        "critique": "The gold label contradicts\nboth provers.",
+        "rounds": 2,
+        "content_hash": f"hash{n}",
+    }
+    return base | over

@@ -1,7 +1,7 @@
 """Build real run folders for tests: the Refine stage's core steps on a small source, no Prefect.
 
-`make_run` runs load → check → repair (rules only, real Z3 and E) → write outputs → report, the
-same functions the flow's tasks call, into a folder of the test's choosing.
+`make_run` runs `pipeline.run_plain` (rules only, real Z3 and E): the same functions the flow's
+tasks call, into a folder of the test's choosing.
 """
 
 from __future__ import annotations
@@ -9,8 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from refinery import pipeline
-from refinery.check import check_items
-from refinery.datasets import load_any
 from vampire.registry import build_provers
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,17 +34,5 @@ def make_run(
         state_dir=str(state_dir or out_dir.parent / "state"),
         **extra,
     )
-    loaded = load_any(str(source))
-    items = list(loaded.items)
-    rows = check_items(
-        items,
-        prover_factory=build_provers,
-        prover_names=settings.provers,
-        budget=settings.budget(),
-        workers=settings.workers,
-        cache_path=settings.cache_path(),
-    )
-    outcomes = pipeline.repair(items, rows, settings, build_provers)
-    written = pipeline.write_outputs(items, outcomes, settings)
-    pipeline.write_run_report(written["outcomes"], {}, settings)
+    pipeline.run_plain(settings, build_provers)
     return settings

@@ -24,31 +24,14 @@ from refinery.review.queue import (
     write_queue,
 )
 
+from fakes import queue_outcome
+
 SYMBOLS = "∀x (P(x) ∧ Q(x) → ∃y (R(x, y) ∨ ¬S(y))) ↔ (T(a) ⊕ U(a))"
 DANGEROUS = ["=cmd|'/c calc'!A1", "+1", "-x", "@SUM(A1:A2)", "\tP(a)", "\rP(a)"]
 
 
 def outcome(n: int, **over: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "id": f"folio-v2/validation/{n}",
-        "dataset": "folio-v2",
-        "split": "validation",
-        "story_id": f"s{n}",
-        "reason": "label_mismatch",
-        "premises": ["All dogs bark.", "Rex is a dog."],
-        "original_premises_fol": ["∀x (Dog(x) → Bark(x))", "Dog(rex)"],
-        "proposed_premises_fol": ["∀x (Dog(x) → Bark(x))", "Dog(rex) ∧ ¬Cat(rex)"],
-        "conclusion": "Rex barks.",
-        "original_conclusion_fol": "Bark(rex)",
-        "proposed_conclusion_fol": None,
-        "gold_label": "False",
-        "prover_labels": {"z3": "True", "eprover": "True"},
-        "suggested_label": "True",
-        "critique": "The gold label contradicts\nboth provers.",
-        "rounds": 2,
-        "content_hash": f"hash{n}",
-    }
-    return base | over
+    return queue_outcome(n, **over)
 
 
 def decide(path: Path, item_id: str, **cells: str) -> None:

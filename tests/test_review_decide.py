@@ -32,6 +32,8 @@ from refinery.review.queue import (
 )
 from vampire.registry import build_provers
 
+from fakes import queue_outcome
+
 SYMBOLS = "∀∃¬∧∨→↔⊕"
 ORIGINAL = "∀x (Dog(x) → Bark(x))\nDog(rex)\nBark(rex)"
 PROPOSED = "∀x (Dog(x) → Bark(x))\nDog(rex) ∧ ¬Cat(rex)\nBark(rex)"
@@ -492,26 +494,7 @@ def test_save_decision_refuses_an_unknown_id_or_column(sample_run: Path, tmp_pat
 
 
 def outcome(n: int, **over: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "id": f"folio-v2/validation/{n}",
-        "dataset": "folio-v2",
-        "split": "validation",
-        "story_id": f"s{n}",
-        "reason": "label_mismatch",
-        "premises": ["All dogs bark.", "Rex is a dog."],
-        "original_premises_fol": ["∀x (Dog(x) → Bark(x))", "Dog(rex)"],
-        "proposed_premises_fol": None,
-        "conclusion": "Rex barks.",
-        "original_conclusion_fol": "Bark(rex)",
-        "proposed_conclusion_fol": None,
-        "gold_label": "False",
-        "prover_labels": {"z3": "True", "eprover": "True"},
-        "suggested_label": "True",
-        "critique": "",
-        "rounds": 1,
-        "content_hash": f"hash{n}",
-    }
-    return base | over
+    return queue_outcome(n, **({"proposed_premises_fol": None, "critique": "", "rounds": 1} | over))
 
 
 def test_queue_status_counts_reasons_decisions_reviewers_and_flags() -> None:

@@ -21,32 +21,15 @@ from refinery.review.queue import (
 )
 from refinery.review.shards import format_conflicts, manifest_path, merge_shards, split_queue
 
+from fakes import queue_outcome
+
 # story -> item numbers: sizes 3, 2, 2, 1, 1, 1 (10 items)
 STORIES = {"s1": (1, 2, 3), "s2": (4, 5), "s3": (6, 7), "s4": (8,), "s5": (9,), "s6": (10,)}
 
 
 def outcome(n: int, **over: Any) -> dict[str, Any]:
     story = next(s for s, items in STORIES.items() if n in items)
-    base: dict[str, Any] = {
-        "id": f"folio-v2/validation/{n}",
-        "dataset": "folio-v2",
-        "split": "validation",
-        "story_id": story,
-        "reason": "label_mismatch",
-        "premises": ["All dogs bark.", "Rex is a dog."],
-        "original_premises_fol": ["∀x (Dog(x) → Bark(x))", "Dog(rex)"],
-        "proposed_premises_fol": ["∀x (Dog(x) → Bark(x))", "Dog(rex) ∧ ¬Cat(rex)"],
-        "conclusion": f"Rex barks ({n}).",
-        "original_conclusion_fol": "Bark(rex)",
-        "proposed_conclusion_fol": None,
-        "gold_label": "False",
-        "prover_labels": {"z3": "True", "eprover": "True"},
-        "suggested_label": "True",
-        "critique": "The gold label contradicts\nboth provers.",
-        "rounds": 2,
-        "content_hash": f"hash{n}",
-    }
-    return base | over
+    return queue_outcome(n, **({"story_id": story, "conclusion": f"Rex barks ({n})."} | over))
 
 
 def item(n: int) -> str:

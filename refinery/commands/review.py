@@ -143,7 +143,7 @@ def _apply(args: argparse.Namespace) -> int:
         rows = read_queue(queue)
         if not rows:
             raise RefineryError(f"{queue} is empty")
-        base = Path("data/refined") / rows[0]["dataset"] / rows[0]["split"]
+        base = Path(config.DEFAULT_RUNS_DIR) / rows[0]["dataset"] / rows[0]["split"]
         folders = runs.run_folders(base)
         if not folders:
             raise RefineryError(f"no run folder under {base}; pass --run")

@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--runs-dir",
         type=Path,
-        default=Path("data/refined"),
+        default=Path(config.DEFAULT_RUNS_DIR),
         help="parent of the <dataset>/<split>/<run> folders (default %(default)s)",
     )
     parser.add_argument(

@@ -20,7 +20,7 @@ from refinery import runs
 from refinery.agents.refine import outcome_counts
 from refinery.errors import RefineryError
 from refinery.pipeline import report_edits
-from refinery.refined import write_refined
+from refinery.refined import REVIEW_COLUMNS, write_refined
 from refinery.report import write_report
 from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
@@ -101,6 +101,7 @@ def apply_review(
     stamp = now.isoformat(timespec="seconds")
     rows_by_id = {r["id"]: r for r in run.refined_rows()}
     outcomes = [dict(o) for o in run.outcomes]
+    outcomes_by_id = {o["id"]: o for o in outcomes}
     review_log: list[dict[str, Any]] = []
     decisions: dict[str, int] = {}
     for _line, row in lines:
@@ -112,7 +113,7 @@ def apply_review(
             continue  # looked at, left undecided on purpose: the item stays in review
         resolution, feedback = valid[row["id"]]
         who = row["reviewer"].strip() or reviewer
-        outcome = next(o for o in outcomes if o["id"] == row["id"])
+        outcome = outcomes_by_id[row["id"]]
         changed = _apply_outcome(outcome, row, resolution, feedback, who, stamp)
         _apply_row(rows_by_id[row["id"]], outcome)
         review_log.append(
@@ -227,13 +228,5 @@ def _apply_row(row: dict[str, Any], outcome: Mapping[str, Any]) -> None:
         premises if isinstance(row.get("premises-FOL"), list) else "\n".join(premises)
     )
     row["conclusion-FOL"] = outcome["refined_conclusion_fol"]
-    for key in (
-        "status",
-        "label",
-        "prover_label",
-        "review_decision",
-        "reviewer",
-        "reviewed_at",
-        "review_note",
-    ):
+    for key in ("status", "label", "prover_label", *REVIEW_COLUMNS):
         row[key] = outcome[key]

@@ -108,9 +108,21 @@ def resolve(row: Mapping[str, str]) -> Resolution | str:
     )
 
 
-def check_row(
-    row: Mapping[str, str], engine: FeedbackEngine
-) -> tuple[list[str], Resolution | None, Feedback | None]:
+@dataclass(frozen=True)
+class RowCheck:
+    """`check_row`'s answer: the problems, the resolution and the provers' feedback.
+
+    `needs_note` is true when the only thing wrong is a label that contradicts the provers
+    without a note: the one problem an annotator fixes by saying why.
+    """
+
+    problems: list[str]
+    resolution: Resolution | None
+    feedback: Feedback | None
+    needs_note: bool = False
+
+
+def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
     """Everything wrong with one decided row; also its resolution and the provers' feedback."""
     flags = {f.strip() for f in row["flag"].split(";")}
     problems = []
@@ -123,9 +135,9 @@ def check_row(
         )
     resolved = resolve(row)
     if isinstance(resolved, str):
-        return [*problems, resolved], None, None
+        return RowCheck([*problems, resolved], None, None)
     if row["decision"].strip() == "skip":
-        return problems, resolved, None
+        return RowCheck(problems, resolved, None)
     feedback = engine.check(
         resolved.premises_fol,
         resolved.conclusion_fol,
@@ -134,18 +146,19 @@ def check_row(
         item_id=row["id"],
     )
     note = row["note"].strip()
+    needs_note = False
     if not feedback.parses:
         problems.append("the final FOL does not parse:\n" + "\n".join(feedback.syntax))
     elif feedback.lint_errors:
-        errors = [i for i in feedback.lint if ": error:" in i] or list(feedback.lint)
-        problems.append("the final FOL has lint errors: " + "; ".join(errors))
+        problems.append("the final FOL has lint errors: " + "; ".join(feedback.lint_errors))
     elif not note and feedback.label and feedback.label != resolved.label:
         derived = feedback.label if feedback.decided else f"{feedback.label} premises"
         problems.append(
             f"final label {resolved.label or '(none)'} contradicts the provers, which derive "
             f"{derived} from the final FOL; add a note saying why"
         )
-    return problems, resolved, feedback
+        needs_note = len(problems) == 1
+    return RowCheck(problems, resolved, feedback, needs_note)
 
 
 def check_queue(
@@ -161,8 +174,8 @@ def check_queue(
     for line, row in rows:
         if not row["decision"].strip():
             continue
-        found, resolved, feedback = check_row(row, engine)
-        problems += [RowProblem(line, row["id"], m) for m in found]
-        if not found and resolved is not None:
-            valid[row["id"]] = (resolved, feedback)
+        checked = check_row(row, engine)
+        problems += [RowProblem(line, row["id"], m) for m in checked.problems]
+        if not checked.problems and checked.resolution is not None:
+            valid[row["id"]] = (checked.resolution, checked.feedback)
     return problems, valid

@@ -24,14 +24,14 @@ class Feedback:
     """What the tools say about one item's FOL.
 
     `syntax`: one rendered problem per formula that does not parse (message and caret line);
-    `lint`: rendered lint issues (errors and warnings); `lint_errors`: how many are errors;
+    `lint`: rendered lint issues (errors and warnings); `lint_errors`: the errors among them;
     `labels`: each prover's label; `label`: the label both agree on ("" when they do not or
     nothing was proved); `agreement`: the agreement code from the check stage.
     """
 
     syntax: tuple[str, ...] = ()
     lint: tuple[str, ...] = ()
-    lint_errors: int = 0
+    lint_errors: tuple[str, ...] = ()
     labels: dict[str, str] = field(default_factory=dict)
     label: str = ""
     agreement: str = ""
@@ -43,7 +43,7 @@ class Feedback:
     @property
     def clean(self) -> bool:
         """Parses and has no lint error: the gate a saved edit must pass."""
-        return self.parses and self.lint_errors == 0
+        return self.parses and not self.lint_errors
 
     @property
     def decided(self) -> bool:
@@ -103,8 +103,8 @@ class FeedbackEngine:
         if not parsed.ok:
             return Feedback(syntax=tuple(p.render() for p in parsed.problems))
         issues = lint_item(parsed)
-        errors = sum(1 for i in issues if i.severity == "error")
         rendered = tuple(i.render() for i in issues)
+        errors = tuple(i.render() for i in issues if i.severity == "error")
         if errors:
             return Feedback(lint=rendered, lint_errors=errors)
         [row] = self._checker.check_story([item])

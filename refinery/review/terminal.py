@@ -201,13 +201,13 @@ class ReviewSession:
             fields["final_label"] = draft.label
         while True:
             candidate = {**row, **fields, "flag": ""}
-            problems, _, feedback = check_row(candidate, self.engine)
-            if feedback is not None:
-                self.write(feedback.render())
-            if not problems:
+            checked = check_row(candidate, self.engine)
+            if checked.feedback is not None:
+                self.write(checked.feedback.render())
+            if not checked.problems:
                 break
-            self.write("\n".join(f"not saved: {p}" for p in problems))
-            if len(problems) == 1 and problems[0].endswith("add a note saying why"):
+            self.write("\n".join(f"not saved: {p}" for p in checked.problems))
+            if checked.needs_note:
                 note = self._ask("note (why the label differs from the provers)> ")
                 if note:
                     fields["note"] = note
