@@ -21,6 +21,7 @@ $(STAMP): pyproject.toml
 # The main job on the embedded defaults: the refine flow (Prefect, ephemeral) over the shipped
 # sample, with the rules and the embedded SmolLM2 model; outputs go to data/refined/ and review/.
 run: $(STAMP)
+	@mkdir -p $(PREFECT_HOME)
 	$(VENV)/bin/refinery refine data/raw/sample/folio_sample.jsonl
 
 # The review terminal test drives `refinery review work` through tmux; install it where we can
@@ -30,7 +31,9 @@ tmux:
 		&& (apt-get update -qq && apt-get install -y -qq tmux >/dev/null) ; } \
 		|| echo "tmux unavailable: the terminal review test will skip"
 
+# Prefect creates its home without parents: a fresh clone has no .state/ yet
 test: $(STAMP) tmux
+	@mkdir -p $(PREFECT_HOME)
 	$(VENV)/bin/pytest
 
 bench: $(STAMP)

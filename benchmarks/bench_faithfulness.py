@@ -20,11 +20,13 @@ import time
 from pathlib import Path
 
 from refinery import config
-from refinery.agents.refine import RefineConfig, refine_items
 from refinery.check import check_items
 from refinery.datasets.folio import load
 from refinery.faithfulness import CORRUPTIONS, corrupt, equivalent
-from refinery.prove.verdict import Budget, Status
+from refinery.outcomes import Status
+from refinery.prove.verdict import Budget
+from refinery.prove.verdict import Status as Szs
+from refinery.repair import RepairConfig, repair_items
 from vampire.registry import build_provers
 
 PROVERS = ["z3", "eprover"]
@@ -78,7 +80,7 @@ def main() -> int:
                 origin[result[0].id] = (item.id, kind)
                 made += 1
     crows = check_items(corrupted, **common)
-    outcomes = refine_items(corrupted, crows, config=RefineConfig(agents=("rules",)), **common)
+    outcomes = repair_items(corrupted, crows, config=RepairConfig(agents=("rules",)), **common)
 
     provers = build_provers(PROVERS)
     table: dict[str, dict[str, int]] = {
@@ -90,25 +92,25 @@ def main() -> int:
     }
     examples: list[str] = []
     for o in outcomes:
-        original_id, kind = origin[o["id"]]
+        original_id, kind = origin[o.id]
         t = table[kind]
         t["items"] += 1
-        if o["check_category"] == "verified":
+        if o.check_category == "verified":
             t["undetected"] += 1
             continue
-        if o["status"] != "repaired":
+        if o.status is not Status.REPAIRED:
             t["review"] += 1
             continue
         t["repaired"] += 1
         original = originals[original_id]
-        pairs = list(zip(original.premises_fol, o["refined_premises_fol"], strict=True))
-        pairs.append((original.conclusion_fol or "", o["refined_conclusion_fol"]))
+        pairs = list(zip(original.premises_fol, o.refined_premises_fol, strict=True))
+        pairs.append((original.conclusion_fol or "", o.refined_conclusion_fol))
         verdicts = [equivalent(a, b, provers, budget) for a, b in pairs if a != b]
-        if any(v is Status.COUNTER_SATISFIABLE for v in verdicts):
+        if any(v is Szs.COUNTER_SATISFIABLE for v in verdicts):
             t["false_approvals"] += 1
             if len(examples) < 8:
                 changed = [(a, b) for a, b in pairs if a != b]
-                examples.append(f"{o['id']} ({o['repaired_by']}): {changed}")
+                examples.append(f"{o.id} ({o.repaired_by}): {changed}")
         elif any(v is None for v in verdicts):
             t["unknown_equivalence"] += 1
 

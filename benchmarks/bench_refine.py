@@ -19,7 +19,7 @@ from pathlib import Path
 
 from refinery import pipeline
 from refinery.agents.endpoint import llm_endpoint
-from refinery.agents.refine import outcome_counts
+from refinery.outcomes import outcome_counts
 from vampire.registry import build_provers
 
 

@@ -2,10 +2,10 @@
 
 Reads like the pipeline it runs; every step is a task over one core function (refinery.pipeline
 and friends), and the flow itself never looks at a verdict: its one branch is on the run-level
-decision that refinery.changes makes.
+decision that refinery.runs.changes makes.
 
 After the outputs are written, the run is compared with the previous run of its split
-(refinery.changes): changes.md / changes.json in the run folder and a `refine-changes` artifact.
+(refinery.runs.changes): changes.md / changes.json in the run folder and a `refine-changes` artifact.
 With `settings.fail_on_new_conflicts` (scheduled deployments), new conflicts end the run in a
 Failed state: the flow *returns* `Failed(message=..., data=summary)` rather than raising, so the
 server shows a plain Failed run with the reason as its state message (no traceback), and the

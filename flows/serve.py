@@ -4,7 +4,7 @@
 that PREFECT_API_URL names, then runs every scheduled or manually triggered run in a subprocess
 until the process is stopped (stopping pauses the schedule). The deployment's parameters hold the
 fixed options only: each run fills in its own run id, so it writes a new folder under
-``<runs_dir>/<dataset>/<split>/`` and compares itself with the run before it (refinery.changes).
+``<runs_dir>/<dataset>/<split>/`` and compares itself with the run before it (refinery.runs.changes).
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ from typing import Any
 from prefect.types.entrypoint import EntrypointType
 
 from flows.refine import refine_flow
+from refinery.config import DEFAULT_CRON, DEFAULT_DEPLOYMENT
 from refinery.errors import ConfigError
 from refinery.pipeline import RefineSettings
-
-DEFAULT_NAME = "scheduled"
-DEFAULT_CRON = "0 3 * * *"
 
 
 def deployment_parameters(settings: RefineSettings) -> dict[str, Any]:
@@ -40,7 +38,7 @@ def deployment_parameters(settings: RefineSettings) -> dict[str, Any]:
 def serve_refine(
     settings: RefineSettings,
     *,
-    name: str = DEFAULT_NAME,
+    name: str = DEFAULT_DEPLOYMENT,
     cron: str = DEFAULT_CRON,
     limit: int = 1,
 ) -> None:

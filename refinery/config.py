@@ -15,6 +15,8 @@ DEFAULT_RLIMIT = (
 )
 DEFAULT_PROVERS = ("z3", "tptp")  # "tptp" = Vampire when configured, else E
 DEFAULT_RUNS_DIR = "data/refined"  # holds the <dataset>/<split>/<run_id>/ run folders
+DEFAULT_CRON = "0 3 * * *"  # scheduled Refine runs: every day at 03:00 UTC
+DEFAULT_DEPLOYMENT = "scheduled"  # the deployment's name: refine/scheduled
 
 
 def state_dir() -> Path:
@@ -27,3 +29,20 @@ def default_workers() -> int:
     return max(
         1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     )
+
+
+def prefect_environment() -> None:
+    """Settings every Prefect process of ours needs; call before prefect is imported.
+
+    No telemetry, Prefect's home (its database, logs and settings) in the state folder, and
+    time for the temporary server to start. Values already set in the environment win.
+    """
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_HOME", str(state_dir() / "prefect"))
+    # prefect creates its home without parents; a fresh clone has no .state/ yet
+    Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
+    # the temporary server migrates a fresh database first: on two busy cores that can take
+    # longer than Prefect's 20 s default, and the run would fail before it starts
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")

@@ -19,6 +19,13 @@ class DataError(RefineryError, ValueError):
     """A whole input (file, URL) cannot be read at all; single bad rows are recorded instead."""
 
 
+class LLMTransportError(RefineryError, ConnectionError):
+    """The LLM endpoint could not be reached, timed out or failed transiently: worth a retry.
+
+    A bad *reply* is not one: it is recorded in the audit trail and the item goes on.
+    """
+
+
 class ProverUnavailable(RefineryError):
     """A prover backend was asked for but its binary or library is not installed."""
 

@@ -1,8 +1,8 @@
-"""The Refine stage's steps as plain functions, so flow tasks stay thin wrappers.
+"""The Refine run's steps as plain functions, so flow tasks stay thin wrappers.
 
 `RefineSettings` carries every option of a run (it is the flow's one parameter); the functions
-below load, repair, write the refined split and review queue, write the report and summarise.
-Nothing here imports Prefect.
+below load, repair (`refinery.repair`, per item), write the refined split and review queue, write
+the report and summarise. Nothing here imports Prefect.
 """
 
 from __future__ import annotations
@@ -10,16 +10,19 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from refinery import config, runs
-from refinery.agents.refine import LLMEndpoint, RefineConfig, outcome_counts, refine_items
+from refinery.agents.endpoint import LLMEndpoint
 from refinery.check import ProverFactory
 from refinery.datasets.records import Item, LoadResult
+from refinery.errors import LLMTransportError
+from refinery.outcomes import Outcome, Status, edit_rows, outcome_counts, summary_table
 from refinery.prove.verdict import Budget
-from refinery.refined import refined_rows, write_refined
+from refinery.repair import RepairConfig, check_agents, repair_items
+from refinery.runs.refined import refined_rows, write_refined
 
 
 def new_run_id() -> str:
@@ -36,7 +39,7 @@ class RefineSettings(BaseModel):
     out_dir: str | None = None  # default: <runs_dir>/<dataset>/<split>/<run_id>
     runs_dir: str | None = None  # parent of the per-split run folders; default: data/refined
     review_path: str | None = None  # default: review/<dataset>-<split>.csv
-    agents: tuple[str, ...] = ("rules", "llm")
+    agents: Annotated[tuple[str, ...], AfterValidator(check_agents)] = ("rules", "llm")
     max_rounds: int = Field(default=3, ge=1, le=10)
     llm_rounds: int = Field(default=1, ge=0, le=10)
     provers: tuple[str, ...] = ("z3", "eprover")
@@ -47,7 +50,7 @@ class RefineSettings(BaseModel):
     run_id: str = Field(default_factory=new_run_id)
     use_cache: bool = True
     # end the flow Failed when an item needs review that the previous run did not flag
-    # (refinery.changes); scheduled deployments set it, interactive runs keep exiting 0
+    # (refinery.runs.changes); scheduled deployments set it, interactive runs keep exiting 0
     fail_on_new_conflicts: bool = False
     endpoint: LLMEndpoint | None = None
 
@@ -66,8 +69,8 @@ class RefineSettings(BaseModel):
     def with_endpoint(self, endpoint: LLMEndpoint | None) -> RefineSettings:
         return self.model_copy(update={"endpoint": endpoint})
 
-    def refine_config(self) -> RefineConfig:
-        return RefineConfig(
+    def repair_config(self) -> RepairConfig:
+        return RepairConfig(
             agents=self.agents,
             max_rounds=self.max_rounds,
             llm_rounds=self.llm_rounds,
@@ -96,20 +99,20 @@ def repair(
     rows: Sequence[dict[str, Any]],
     settings: RefineSettings,
     factory: ProverFactory,
-) -> list[dict[str, Any]]:
+) -> list[Outcome]:
     """Run the repair loop over every item (verified items pass straight through)."""
-    outcomes = refine_items(
+    outcomes = repair_items(
         items,
         rows,
         prover_factory=factory,
         prover_names=settings.provers,
         budget=settings.budget(),
-        config=settings.refine_config(),
+        config=settings.repair_config(),
         workers=settings.workers,
         cache_path=settings.cache_path(),
         outcome_cache=settings.outcome_cache_path(),
     )
-    return [{**o, "run_id": settings.run_id} for o in outcomes]
+    return [o.replace(run_id=settings.run_id) for o in outcomes]
 
 
 def run_plain(
@@ -141,7 +144,7 @@ def run_plain(
 
 
 def write_outputs(
-    items: Sequence[Item], outcomes: Sequence[dict[str, Any]], settings: RefineSettings
+    items: Sequence[Item], outcomes: Sequence[Outcome], settings: RefineSettings
 ) -> dict[str, Any]:
     """Write the refined split, the audit trail and the review queue; return paths and counts."""
     from refinery.review.queue import queue_rows, write_queue
@@ -151,7 +154,7 @@ def write_outputs(
     files = write_refined(out, refined_rows(items, outcomes, settings.run_id), outcomes)
     files["outcomes"] = runs.write_outcomes(out, outcomes)
     files["run"] = runs.write_meta(out, run_meta(settings, items, outcomes))
-    pending = [o for o in outcomes if o["status"] == "needs_review"]
+    pending = [o for o in outcomes if o.status is Status.NEEDS_REVIEW]
     merge = write_queue(Path(settings.review_path), queue_rows(pending))
     return {
         "outcomes": list(outcomes),
@@ -162,7 +165,7 @@ def write_outputs(
 
 
 def run_meta(
-    settings: RefineSettings, items: Sequence[Item], outcomes: Sequence[Mapping[str, Any]]
+    settings: RefineSettings, items: Sequence[Item], outcomes: Sequence[Outcome]
 ) -> dict[str, Any]:
     """run.json of a Refine run: what made it, and its outcome counts."""
     first = items[0] if items else None
@@ -181,31 +184,8 @@ def run_meta(
     }
 
 
-def report_edits(outcomes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Every accepted and proposed FOL edit, with the NL sentence it formalises."""
-    edits = []
-    for o in outcomes:
-        for kind in ("edits", "proposed_edits"):
-            for e in o.get(kind, []):
-                where = e["where"]
-                nl = o["conclusion"] if where == "conclusion" else _premise(o["premises"], where)
-                edits.append(
-                    {
-                        "id": o["id"],
-                        "where": where,
-                        "before": e["before"],
-                        "after": e["after"],
-                        "nl": nl,
-                        "source": e["source"],
-                        "error_class": e["error_class"],
-                        "accepted": kind == "edits",
-                    }
-                )
-    return edits
-
-
 def write_run_report(
-    outcomes: Sequence[Mapping[str, Any]], validations: Mapping[str, Any], settings: RefineSettings
+    outcomes: Sequence[Outcome], validations: Mapping[str, Any], settings: RefineSettings
 ) -> dict[str, str]:
     """Write report.md / report.html / PNGs into the run folder."""
     from refinery.report import write_report
@@ -223,7 +203,7 @@ def write_run_report(
     paths = write_report(
         Path(settings.out_dir),
         outcomes=outcomes,
-        edits=report_edits(outcomes),
+        edits=edit_rows(outcomes),
         validations=validations,
         meta=meta,
     )
@@ -232,19 +212,8 @@ def write_run_report(
     return {name: str(path) for name, path in paths.items()}
 
 
-def summary_table(outcomes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Outcome counts as table rows, then needs_review broken down by reason."""
-    table = [{"outcome": k, "items": v} for k, v in outcome_counts(outcomes).items()]
-    reasons: dict[str, int] = {}
-    for o in outcomes:
-        if o["status"] == "needs_review":
-            reasons[o["reason"]] = reasons.get(o["reason"], 0) + 1
-    table += [{"outcome": f"needs_review: {r}", "items": n} for r, n in sorted(reasons.items())]
-    return table
-
-
 def run_summary(
-    outcomes: Sequence[Mapping[str, Any]],
+    outcomes: Sequence[Outcome],
     settings: RefineSettings,
     written: Mapping[str, Any],
     report: Mapping[str, str],
@@ -252,7 +221,7 @@ def run_summary(
 ) -> dict[str, Any]:
     """What a run produced: counts, files, the queue merge, and `changes` when given.
 
-    `changes` is `refinery.changes.Changes.to_dict()`: what changed since the previous run.
+    `changes` is `refinery.runs.changes.Changes.to_dict()`: what changed since the previous run.
     """
     summary = {
         "run_id": settings.run_id,
@@ -273,7 +242,7 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     lines += [f"  {row['outcome']:<36} {row['items']:>6}" for row in summary["table"]]
     lines.append(f"  refined split and report: {summary['out_dir']}")
     lines.append(f"  review queue: {summary['review_path']}")
-    if "changes" in summary:  # refinery.changes.Changes.to_dict()
+    if "changes" in summary:  # refinery.runs.changes.Changes.to_dict()
         lines.append(f"  changes: {summary['changes']['headline']}")
     return "\n".join(lines)
 
@@ -282,19 +251,11 @@ def retry_on_llm_transport(task: Any, task_run: Any, state: Any) -> bool:
     """Prefect retry condition: retry only when an LLM transport error escaped (never on bad data)."""
     try:
         state.result()
-    except Exception as exc:  # noqa: BLE001 - we classify, then decline to retry anything else
-        return type(exc).__name__ in {
-            "APIConnectionError",
-            "APITimeoutError",
-            "ConnectionError",
-            "EmbeddedServerError",
-        }
+    except LLMTransportError:
+        return True
+    except Exception:  # noqa: BLE001 - anything else is not the endpoint's fault: no retry
+        return False
     return False
-
-
-def _premise(premises: Sequence[str], where: str) -> str:
-    index = int(where.removeprefix("premises[").removesuffix("]"))
-    return premises[index] if index < len(premises) else ""
 
 
 def _plain(value: Any) -> Any:

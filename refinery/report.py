@@ -22,10 +22,11 @@ from pathlib import Path
 
 from refinery.agents.models import ErrorClass
 from refinery.labels import GOLD_LABELS, Label
+from refinery.outcomes import Outcome, Status
 from refinery.outputs import atomic_write, atomic_write_text
 
-#: Outcome statuses, in report order (any other status found is listed after them).
-STATUSES: tuple[str, ...] = ("verified", "repaired", "reviewed", "needs_review")
+#: Outcome statuses, in report order.
+STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
 #: Shown for an empty label or reason.
 NONE = "(none)"
 _META_FIRST = ("run_id", "source", "agents", "rounds", "time")
@@ -60,29 +61,23 @@ class _Summary:
     label_changes: list[tuple[str, str, str, str]]  # (id, gold, suggested, why)
 
 
-def _summarise(
-    outcomes: Sequence[Mapping[str, object]], edits: Sequence[Mapping[str, object]]
-) -> _Summary:
-    statuses = Counter(_s(o.get("status")) for o in outcomes)
+def _summarise(outcomes: Sequence[Outcome], edits: Sequence[Mapping[str, object]]) -> _Summary:
+    statuses = Counter(o.status.value for o in outcomes)
     order = _ordered(statuses, STATUSES)
     status_counts = {s: statuses.get(s, 0) for s in order}
     reasons: Counter[tuple[str, str]] = Counter()
     for o in outcomes:
-        status = _s(o.get("status"))
+        status = o.status.value
         # Several reason codes may be joined by ";" or ","; each counts once for the item.
-        codes = {c.strip() for c in re.split(r"[;,]", _s(o.get("reason"))) if c.strip()}
+        codes = {c.strip() for c in re.split(r"[;,]", o.reason.value) if c.strip()}
         if status != "verified" or codes:
             reasons.update((status, code) for code in codes or {NONE})
     reason_counts = sorted(
         ((s, r, n) for (s, r), n in reasons.items()),
         key=lambda t: (order.index(t[0]), -t[2], t[1]),
     )
-    repaired = Counter(
-        _s(o.get("repaired_by")) or NONE for o in outcomes if o.get("status") == "repaired"
-    )
-    pairs = Counter(
-        (_s(o.get("gold_label")) or NONE, _s(o.get("prover_label")) or NONE) for o in outcomes
-    )
+    repaired = Counter(o.repaired_by or NONE for o in outcomes if o.status is Status.REPAIRED)
+    pairs = Counter((o.gold_label or NONE, o.prover_label or NONE) for o in outcomes)
     gold_axis = _ordered((g for g, _ in pairs), [lab.value for lab in GOLD_LABELS])
     prover_seen = {p for _, p in pairs}
     prover_axis = [lab for lab in _LABEL_ORDER if lab in prover_seen or lab in GOLD_LABELS]
@@ -92,7 +87,7 @@ def _summarise(
     if NONE in gold_axis:  # keep "(none)" last on both axes
         gold_axis = [g for g in gold_axis if g != NONE] + [NONE]
     confusion = [[pairs.get((g, p), 0) for p in prover_axis] for g in gold_axis]
-    classes = Counter(_s(c) for o in outcomes for c in _as_strings(o.get("error_classes")))
+    classes = Counter(c for o in outcomes for c in o.error_classes)
     error_classes = [
         (c, classes.get(c, 0)) for c in _ordered(classes, [e.value for e in ErrorClass])
     ]
@@ -107,10 +102,10 @@ def _summarise(
         ),
     )
     label_changes = []
-    for o in sorted(outcomes, key=lambda o: _natural_key(_s(o.get("id")))):
-        gold, suggested = _s(o.get("gold_label")), _s(o.get("suggested_label"))
+    for o in sorted(outcomes, key=lambda o: _natural_key(o.id)):
+        gold, suggested = o.gold_label, o.suggested_label
         if suggested and suggested != gold:
-            label_changes.append((_s(o.get("id")), gold or NONE, suggested, _why(o)))
+            label_changes.append((o.id, gold or NONE, suggested, _why(o)))
     return _Summary(
         status_counts=status_counts,
         reason_counts=reason_counts,
@@ -124,22 +119,12 @@ def _summarise(
     )
 
 
-def _as_strings(value: object) -> list[str]:
-    if value is None or value == "":
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Iterable):
-        return [_s(v) for v in value]
-    raise TypeError(f"error_classes must be a list of strings, got {value!r}")
-
-
-def _why(o: Mapping[str, object]) -> str:
-    agreed = _s(o.get("prover_label"))
+def _why(o: Outcome) -> str:
+    agreed = o.prover_label
     parts = [f"provers agree on {agreed}" if agreed else "no prover agreement"]
-    if o.get("reason"):
-        parts.append(f"reason: {_s(o.get('reason'))}")
-    classes = _as_strings(o.get("error_classes"))
+    if o.reason:
+        parts.append(f"reason: {o.reason.value}")
+    classes = o.error_classes
     if classes:
         parts.append("diagnosed: " + ", ".join(sorted(set(classes))))
     return "; ".join(parts)
@@ -483,7 +468,7 @@ def _bytes_writer(data: bytes) -> Callable[[Path], None]:
 def write_report(
     out_dir: Path,
     *,
-    outcomes: Sequence[Mapping[str, object]],
+    outcomes: Sequence[Outcome],
     edits: Sequence[Mapping[str, object]],
     validations: Mapping[str, Mapping[str, object]],
     meta: Mapping[str, object],
@@ -496,13 +481,9 @@ def write_report(
     out_dir
         The folder to write into (created if needed); existing report files are replaced.
     outcomes
-        One mapping per item: ``id``, ``status`` (``verified`` / ``repaired`` /
-        ``needs_review``), ``reason`` (reason codes, several joined by ``;``),
-        ``gold_label``, ``prover_label`` (the label the provers agreed on, or ``""``),
-        ``suggested_label`` (``""`` or None when none), ``error_classes`` (the diagnoses'
-        `ErrorClass` values) and ``repaired_by`` (the rule or model, for repaired items).
+        One per item (`refinery.outcomes.Outcome`).
     edits
-        One mapping per accepted FOL edit: ``id``, ``where`` (``premises[i]`` or
+        One mapping per FOL edit (`refinery.outcomes.edit_rows`): ``id``, ``where`` (``premises[i]`` or
         ``conclusion``), ``before``, ``after``, ``nl`` (the sentence it formalises),
         ``source`` (rule name or ``llm:<model>``) and ``error_class``.
     validations

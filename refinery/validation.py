@@ -12,12 +12,13 @@ great_expectations is imported inside the functions: it costs seconds, and only 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
 
 from refinery.datasets.records import Item
+from refinery.outcomes import Outcome, Status
 
 _RAW_LABELS = ["True", "False", "Uncertain", "Unknown"]
 
@@ -53,22 +54,22 @@ def input_frame(items: Iterable[Item]) -> pd.DataFrame:
     )
 
 
-def output_frame(outcomes: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def output_frame(outcomes: Iterable[Outcome]) -> pd.DataFrame:
     """One row per outcome with the columns the output suite checks."""
     rows = []
     for o in outcomes:
-        counted = o["status"] in ("verified", "repaired")
+        counted = o.status in (Status.VERIFIED, Status.REPAIRED)
         rows.append(
             {
-                "id": o["id"],
-                "status": o["status"],
-                "label": o["label"],
-                "original_label": o["original_label"],
-                "suggested_label": o["suggested_label"],
-                "run_id": o.get("run_id", ""),
+                "id": o.id,
+                "status": o.status.value,
+                "label": o.label,
+                "original_label": o.original_label,
+                "suggested_label": o.suggested_label,
+                "run_id": o.run_id,
                 # verified/repaired items must carry FOL; review items may carry anything
                 "fol_present_if_counted": (not counted)
-                or (bool(o["refined_conclusion_fol"]) and bool(o["refined_premises_fol"])),
+                or (bool(o.refined_conclusion_fol) and bool(o.refined_premises_fol)),
             }
         )
     return pd.DataFrame(rows)
@@ -101,8 +102,9 @@ def _output_expectations(gx: Any) -> list[Any]:
     e = gx.expectations
     return [
         e.ExpectColumnValuesToBeUnique(column="id"),
+        # a Refine run's own statuses: "reviewed" comes only from a review round
         e.ExpectColumnValuesToBeInSet(
-            column="status", value_set=["verified", "repaired", "needs_review"]
+            column="status", value_set=[s.value for s in Status if s is not Status.REVIEWED]
         ),
         e.ExpectColumnPairValuesToBeEqual(column_A="label", column_B="original_label"),
         e.ExpectColumnValuesToBeInSet(
@@ -182,7 +184,7 @@ def validate_input(items: Iterable[Item]) -> dict[str, Any]:
     return run_suite(input_frame(items), "refine_input", _input_expectations(gx), gx)
 
 
-def validate_output(outcomes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def validate_output(outcomes: Iterable[Outcome]) -> dict[str, Any]:
     """Run the output suite over the refine outcomes."""
     gx = _gx()
     return run_suite(output_frame(outcomes), "refine_output", _output_expectations(gx), gx)

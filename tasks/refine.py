@@ -9,11 +9,12 @@ from prefect import task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from refinery import pipeline
-from refinery.changes import Changes, cache_reuse, changes_since_previous, write_changes
 from refinery.check import check_items
 from refinery.datasets import load_any
 from refinery.datasets.records import Item, LoadResult
+from refinery.outcomes import Outcome, summary_table
 from refinery.prove.verdict import Budget
+from refinery.runs.changes import Changes, cache_reuse, changes_since_previous, write_changes
 from refinery.validation import validate_input, validate_output
 from vampire.registry import build_provers
 
@@ -53,38 +54,38 @@ def check_task(
 )
 def repair_task(
     items: list[Item], rows: list[dict[str, Any]], settings: pipeline.RefineSettings
-) -> list[dict[str, Any]]:
+) -> list[Outcome]:
     """The critique → refine → re-check loop over the conflicting items."""
     return pipeline.repair(items, rows, settings, build_provers)
 
 
 @task(name="write-outputs")
 def write_outputs_task(
-    items: list[Item], outcomes: list[dict[str, Any]], settings: pipeline.RefineSettings
+    items: list[Item], outcomes: list[Outcome], settings: pipeline.RefineSettings
 ) -> dict[str, Any]:
     """Refined split, audit trail and review queue."""
     return pipeline.write_outputs(items, outcomes, settings)
 
 
 @task(name="validate-output")
-def validate_output_task(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+def validate_output_task(outcomes: list[Outcome]) -> dict[str, Any]:
     """Great Expectations suite over the outcomes."""
     return validate_output(outcomes)
 
 
 @task(name="write-report")
 def write_report_task(
-    outcomes: list[dict[str, Any]], validations: dict[str, Any], settings: pipeline.RefineSettings
+    outcomes: list[Outcome], validations: dict[str, Any], settings: pipeline.RefineSettings
 ) -> dict[str, str]:
     """report.md, report.html and the PNG charts."""
     return pipeline.write_run_report(outcomes, validations, settings)
 
 
 @task(name="publish-artifacts")
-def publish_artifacts_task(outcomes: list[dict[str, Any]], report_md: str) -> None:
+def publish_artifacts_task(outcomes: list[Outcome], report_md: str) -> None:
     """Summary table and report as Prefect artifacts."""
     create_table_artifact(
-        key="refine-outcomes", table=pipeline.summary_table(outcomes), description="Outcome counts"
+        key="refine-outcomes", table=summary_table(outcomes), description="Outcome counts"
     )
     create_markdown_artifact(
         key="refine-report", markdown=Path(report_md).read_text(encoding="utf-8")
@@ -93,7 +94,7 @@ def publish_artifacts_task(outcomes: list[dict[str, Any]], report_md: str) -> No
 
 @task(name="compare-with-previous")
 def changes_task(
-    outcomes: list[dict[str, Any]], rows: list[dict[str, Any]], settings: pipeline.RefineSettings
+    outcomes: list[Outcome], rows: list[dict[str, Any]], settings: pipeline.RefineSettings
 ) -> Changes:
     """Changes since the previous run of the split; changes.md and changes.json in the run folder."""
     assert settings.out_dir, "call resolve_outputs first"

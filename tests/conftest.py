@@ -1,7 +1,8 @@
 """Shared pytest fixtures and options.
 
 `--update-golden` rewrites the golden files under tests/golden/ instead of comparing with them.
-`sample_run` is a real run folder of the shipped sample.
+`sample_run` is a real run folder of the shipped sample; `prefect_harness` is Prefect's test
+harness (a temporary API and database), started once per session.
 `shared_data` is the ../shared/data folder of public datasets; tests that need it skip with a
 clear message when it is absent (e.g. in a bare clone).
 """
@@ -9,6 +10,7 @@ clear message when it is absent (e.g. in a bare clone).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -68,3 +70,16 @@ def sample_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = base / "folio-sample" / "all" / "20260101-000000"
     make_run(out, review_path=base / "review.csv", state_dir=base / "state", run_id=out.name)
     return out
+
+
+@pytest.fixture(scope="session")
+def prefect_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Prefect's test harness, with the product's Prefect environment (no telemetry)."""
+    os.environ.setdefault("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect")))
+    from refinery.config import prefect_environment
+
+    prefect_environment()  # also creates PREFECT_HOME: the temporary server needs it
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness():
+        yield

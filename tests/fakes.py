@@ -11,6 +11,7 @@ from typing import Any
 
 from refinery.datasets.records import Item
 from refinery.labels import normalize_gold_label
+from refinery.outcomes import Outcome
 from refinery.prove.verdict import Budget, Problem, Status, Verdict
 
 
@@ -101,10 +102,11 @@ class ScriptedLLM:
         return LLMResult(value, error, raw, 10, 5, False, 0.0, 1)
 
 
-def queue_outcome(n: int, **over: Any) -> dict[str, Any]:
-    """A `needs_review` outcome for item n (keys as `refinery.review.queue.queue_rows` reads)."""
+def queue_outcome(n: int, **over: Any) -> Outcome:
+    """A `needs_review` outcome for item n, with what `refinery.review.queue.queue_rows` reads."""
     base: dict[str, Any] = {
         "id": f"folio-v2/validation/{n}",
+        "status": "needs_review",
         "dataset": "folio-v2",
         "split": "validation",
         "story_id": f"s{n}",
@@ -122,4 +124,4 @@ def queue_outcome(n: int, **over: Any) -> dict[str, Any]:
         "rounds": 2,
         "content_hash": f"hash{n}",
     }
-    return base | over
+    return Outcome.from_dict(base | over)

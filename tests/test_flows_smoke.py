@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from refinery.pipeline import RefineSettings
 from refinery.review.queue import read_queue
@@ -15,18 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
 
 
-@pytest.fixture(scope="module")
-def harness(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    import os
-
-    os.environ.setdefault("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect")))
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness():
-        yield
-
-
-def test_refine_flow_on_the_sample(harness: None, tmp_path: Path) -> None:
+def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> None:
     from flows.refine import refine_flow
 
     settings = RefineSettings(

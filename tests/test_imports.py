@@ -1,40 +1,143 @@
-"""Import hygiene: every module imports alone, layers point one way, heavy imports stay put."""
+"""Import hygiene: every module imports alone, layers point one way, no circles, heavy imports stay put.
+
+The layer contract, top to bottom: a module may import modules of its own layer or of layers
+below it, never above. Lazy imports inside functions count too: they are the same dependency.
+"""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("refinery", "vampire")
+PACKAGES = ("refinery", "vampire", "flows", "tasks")
+MAX_LINES = 800
+
+#: (layer, module prefixes), from the top (the command line) to the bottom (the vocabulary).
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("command line", ("refinery.cli",)),
+    ("flows", ("flows",)),
+    ("tasks", ("tasks",)),
+    ("prover backends", ("vampire",)),
+    ("refine run", ("refinery.pipeline",)),
+    ("publish and rescore", ("refinery.publish", "refinery.rescore")),
+    ("review", ("refinery.review",)),
+    ("run folders and report", ("refinery.runs", "refinery.report", "refinery.validation")),
+    ("repair loop", ("refinery.repair", "refinery.faithfulness")),
+    ("agents", ("refinery.agents",)),
+    ("check", ("refinery.check", "refinery.summary")),
+    ("provers and datasets", ("refinery.prove", "refinery.datasets")),
+    ("logic", ("refinery.logic",)),
+    (
+        "vocabulary and plumbing",
+        (
+            "refinery",
+            "refinery.outcomes",
+            "refinery.labels",
+            "refinery.errors",
+            "refinery.config",
+            "refinery.store",
+            "refinery.outputs",
+            "refinery.parallel",
+        ),
+    ),
+)
 
 
-def _modules() -> list[str]:
-    out = []
+def _modules() -> dict[str, Path]:
+    out = {}
     for package in PACKAGES:
         for path in sorted((REPO / package).rglob("*.py")):
             parts = path.relative_to(REPO).with_suffix("").parts
-            out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
 
 
-def _imports(module: str) -> set[str]:
-    path = REPO / Path(*module.split("."))
-    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+MODULES = _modules()
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module `path` imports (top-level or inside functions), by full name."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
+            # `from refinery import runs` imports the module refinery.runs
+            subs = {f"{node.module}.{alias.name}" for alias in node.names}
+            found = subs & MODULES.keys()
+            names |= found or {node.module}
+            if subs - found:
+                names.add(node.module)
     return names
 
 
-@pytest.mark.parametrize("module", _modules())
+GRAPH: dict[str, set[str]] = {m: _imports(p) & MODULES.keys() - {m} for m, p in MODULES.items()}
+
+
+def layer_of(module: str) -> int:
+    """Index of the layer whose longest prefix matches `module` (0 = top)."""
+    best, index = -1, -1
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, index = len(prefix), i
+    if index < 0:
+        raise KeyError(f"{module} is in no layer: add it to LAYERS")
+    return index
+
+
+def upward_imports(graph: Mapping[str, set[str]]) -> list[str]:
+    """Every import of a higher layer by a lower one, as readable lines."""
+    return [
+        f"{m} ({LAYERS[layer_of(m)][0]}) imports {n} ({LAYERS[layer_of(n)][0]})"
+        for m, targets in sorted(graph.items())
+        for n in sorted(targets)
+        if layer_of(n) < layer_of(m)
+    ]
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
 def test_module_imports_in_a_fresh_interpreter(module: str) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, cwd=REPO
@@ -42,12 +145,31 @@ def test_module_imports_in_a_fresh_interpreter(module: str) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-def test_core_never_imports_the_backend_layer() -> None:
-    # the command line (cli and its subcommand modules) is the composition root
-    for module in _modules():
-        root = module == "refinery.cli" or module.startswith("refinery.commands")
-        if module.startswith("refinery") and not root:
-            assert not any(name.split(".")[0] == "vampire" for name in _imports(module)), module
+def test_every_module_has_a_layer() -> None:
+    assert all(layer_of(m) >= 0 for m in MODULES)
+
+
+def test_layers_point_one_way() -> None:
+    assert upward_imports(GRAPH) == []
+
+
+def test_no_import_circles() -> None:
+    assert cycles(GRAPH) == []
+
+
+def test_the_contract_catches_an_upward_import_and_a_circle() -> None:
+    # the checks themselves can fail: a logic module importing the repair loop is both
+    scratch = {m: set(t) for m, t in GRAPH.items()}
+    scratch["refinery.logic.parse"].add("refinery.repair")
+    assert upward_imports(scratch) == [
+        "refinery.logic.parse (logic) imports refinery.repair (repair loop)"
+    ]
+    assert any("refinery.logic.parse" in c and "refinery.repair" in c for c in cycles(scratch))
+
+
+def test_no_module_is_too_long_to_hold_in_your_head() -> None:
+    lengths = {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in MODULES.items()}
+    assert {m: n for m, n in lengths.items() if n > MAX_LINES} == {}
 
 
 @pytest.mark.parametrize(
@@ -55,7 +177,7 @@ def test_core_never_imports_the_backend_layer() -> None:
     [
         ("z3", {"refinery.logic.to_z3", "refinery.prove.z3_backend"}),
         ("lark", {"refinery.logic.parse"}),
-        ("prefect", set()),  # only flows/ and tasks/ import prefect
+        ("prefect", {m for m in MODULES if m.split(".")[0] in ("flows", "tasks")}),
         ("great_expectations", {"refinery.validation"}),
         ("openai", {"refinery.agents.llm"}),
         ("xllamacpp", {"refinery.agents.embedded"}),
@@ -64,7 +186,7 @@ def test_core_never_imports_the_backend_layer() -> None:
 def test_heavy_libraries_are_imported_only_where_they_belong(
     library: str, allowed: set[str]
 ) -> None:
-    users = {m for m in _modules() if any(name.split(".")[0] == library for name in _imports(m))}
+    users = {m for m, p in MODULES.items() if any(n.split(".")[0] == library for n in _imports(p))}
     assert users <= allowed
 
 

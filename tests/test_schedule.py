@@ -18,7 +18,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,18 +58,7 @@ def _sample_plus_wrong_label(path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    os.environ.setdefault("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect")))
-    os.environ.setdefault("DO_NOT_TRACK", "1")
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness():
-        yield
-
-
-@pytest.fixture(scope="module")
-def two_runs(harness: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def two_runs(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A split folder with a first run and a re-run of the unchanged sample."""
     from flows.refine import refine_flow
 

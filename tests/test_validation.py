@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from refinery.outcomes import Outcome
 from refinery.validation import validate_input, validate_output
 
 from fakes import make_item
@@ -34,12 +35,12 @@ def test_input_suite_passes_on_clean_items_and_reports_each_problem() -> None:
 
 
 def test_output_suite_catches_a_changed_label() -> None:
-    outcome = {
+    outcome = Outcome.from_dict({
         "id": "d/s/1", "status": "repaired", "label": "True", "original_label": "True", "suggested_label": "",
         "run_id": "r1", "refined_premises_fol": ["P(a)"], "refined_conclusion_fol": "P(a)",
-    }  # fmt: skip
+    })  # fmt: skip
     assert validate_output([outcome])["success"]
-    changed = {**outcome, "id": "d/s/2", "label": "False"}
+    changed = outcome.replace(id="d/s/2", label="False")
     summary = validate_output([outcome, changed])
     assert not summary["success"]
     assert [f["expectation"] for f in summary["failed"]] == [

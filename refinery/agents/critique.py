@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from refinery.agents.models import Diagnosis, ErrorClass, Findings
-from refinery.agents.repairs import BOTH_OR_NEITHER
+from refinery.agents.repairs.evidence import BOTH_OR_NEITHER
 from refinery.check import lint_item, parse_item
 from refinery.datasets.records import Item
 from refinery.labels import Label

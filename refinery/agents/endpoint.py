@@ -1,5 +1,6 @@
 """Which LLM the refiner talks to: a configured OpenAI-compatible endpoint, else the embedded model.
 
+`LLMEndpoint` says where it is (picklable: worker processes build their own client from it).
 `llm_endpoint(agents)` is a context manager: with `llm` among the agents it yields an
 `LLMEndpoint` — from `OPENAI_BASE_URL` / `OPENAI_API_KEY` / `REFINERY_LLM_MODEL` when set, else
 the embedded SmolLM2 model served on 127.0.0.1 for the duration of the block and stopped after.
@@ -10,9 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from refinery.agents.refine import LLMEndpoint
+
+@dataclass(frozen=True, slots=True)
+class LLMEndpoint:
+    """Where the LLM backend lives (picklable, so worker processes build their own client)."""
+
+    base_url: str
+    api_key: str
+    model: str
+    cache_path: Path | None = None
+    timeout: float = 60.0
 
 
 @contextmanager

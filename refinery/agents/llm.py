@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ValidationError
 
 from refinery.config import state_dir
+from refinery.errors import LLMTransportError, RefineryError
 from refinery.store import JsonStore
 
 DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
@@ -162,20 +163,8 @@ def probe(base_url: str, *, timeout: float = 1.0) -> bool:
         return False
 
 
-class _Transient(Exception):
-    """A transport failure worth retrying (internal to `OpenAICompatibleClient`)."""
-
-    def __init__(self, error: str) -> None:
-        super().__init__(error)
-        self.error = error
-
-
-class _Failed(Exception):
-    """A transport failure not worth retrying (internal to `OpenAICompatibleClient`)."""
-
-    def __init__(self, error: str) -> None:
-        super().__init__(error)
-        self.error = error
+class _Rejected(RefineryError):
+    """The endpoint refused the request for good (a 4xx, an unreadable response): no retry."""
 
 
 class OpenAICompatibleClient:
@@ -248,7 +237,7 @@ class OpenAICompatibleClient:
     def _attempt(
         self, messages: list[dict[str, str]], response_format: dict[str, Any]
     ) -> dict[str, Any]:
-        """One HTTP request; returns the cacheable reply or raises `_Transient` / `_Failed`."""
+        """One HTTP request; returns the cacheable reply or raises `LLMTransportError` / `_Rejected`."""
         import openai
 
         try:
@@ -260,16 +249,16 @@ class OpenAICompatibleClient:
                 response_format=response_format,
             )
         except openai.APITimeoutError as exc:
-            raise _Transient("timeout") from exc
+            raise LLMTransportError("timeout") from exc
         except openai.APIConnectionError as exc:
-            raise _Transient(f"transport: connection error: {exc}") from exc
+            raise LLMTransportError(f"transport: connection error: {exc}") from exc
         except openai.APIStatusError as exc:
             error = f"transport: HTTP {exc.status_code}: {str(exc.message)[:300]}"
             if exc.status_code == 429 or exc.status_code >= 500:
-                raise _Transient(error) from exc
-            raise _Failed(error) from exc
+                raise LLMTransportError(error) from exc
+            raise _Rejected(error) from exc
         except openai.APIResponseValidationError as exc:
-            raise _Failed(f"transport: unreadable response: {exc}") from exc
+            raise _Rejected(f"transport: unreadable response: {exc}") from exc
         choices = getattr(resp, "choices", None) or []
         message = choices[0].message if choices else None
         usage = getattr(resp, "usage", None)
@@ -301,13 +290,13 @@ class OpenAICompatibleClient:
                 try:
                     reply = self._attempt(messages, response_format)
                     break
-                except _Transient as exc:
-                    error = exc.error
+                except LLMTransportError as exc:
+                    error = str(exc)
                     if attempts > self.max_retries:
                         break
                     time.sleep(self.backoff * 2 ** (attempts - 1))
-                except _Failed as exc:
-                    error = exc.error
+                except _Rejected as exc:
+                    error = str(exc)
                     break
             if reply is None:
                 return LLMResult(

@@ -3,7 +3,7 @@
 `Findings` is the input to both agents (everything the check stage knows about one item).
 A critique returns `Diagnosis` records from a fixed taxonomy (`ErrorClass`); a refiner turns
 them into `Edit`s — whole-formula replacements at a position. Agents only propose: the loop in
-`refine.py` re-parses, re-lints and re-proves before anything counts. LLM replies are validated
+`refinery.repair` re-parses, re-lints and re-proves before anything counts. LLM replies are validated
 into these same pydantic models, so a malformed reply is a recorded failure, never code.
 """
 

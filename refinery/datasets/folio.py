@@ -37,7 +37,7 @@ from refinery.datasets.records import (
     split_lines,
     story_id_from_premises,
 )
-from refinery.errors import DataError
+from refinery.errors import DataError, RefineryError
 from refinery.labels import Label, normalize_gold_label
 
 REQUIRED_FIELDS: tuple[str, ...] = ("premises", "premises-FOL", "conclusion", "label")
@@ -67,7 +67,7 @@ _NO_SPLIT = "all"
 _MAX_ERRORS_SHOWN = 3
 
 
-class _RowError(ValueError):
+class _RowError(RefineryError, ValueError):
     """Internal: why one row cannot become an Item; turned into a LoadError by the caller."""
 
 

@@ -62,7 +62,7 @@ from pathlib import Path
 
 from refinery.datasets.folio import infer_names
 from refinery.datasets.records import Item, LoadError, LoadResult
-from refinery.errors import DataError
+from refinery.errors import DataError, RefineryError
 from refinery.labels import Label, normalize_gold_label
 from refinery.logic.printer import to_text
 from refinery.logic.syntax import And, Const, Forall, Formula, Implies, Not, Pred, Term, Var
@@ -82,7 +82,7 @@ _ARROW = object()  # the "->" token in a parsed s-expression
 _POLARITIES = frozenset({"+", "-", "~"})
 
 
-class ProofWriterError(ValueError):
+class ProofWriterError(RefineryError, ValueError):
     """Why a theory, a statement or a question cannot be read (becomes a `LoadError`)."""
 
 

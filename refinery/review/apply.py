@@ -17,16 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from refinery import runs
-from refinery.agents.refine import outcome_counts
 from refinery.errors import RefineryError
-from refinery.pipeline import report_edits
-from refinery.refined import REVIEW_COLUMNS, write_refined
+from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows, outcome_counts
 from refinery.report import write_report
 from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
 from refinery.review.queue import read_queue_lines
-
-REVIEWED = "reviewed"
+from refinery.runs.refined import write_refined
 
 
 class ApplyRefused(RefineryError):
@@ -77,7 +74,7 @@ def apply_review(
     """
     now = now or dt.datetime.now(dt.UTC)
     lines = read_queue_lines(queue)
-    by_id = {o["id"]: o for o in run.outcomes}
+    by_id = {o.id: o for o in run.outcomes}
     problems, valid = check_queue(lines, engine)
     for line, row in lines:
         if not row["decision"].strip():
@@ -85,7 +82,7 @@ def apply_review(
         outcome = by_id.get(row["id"])
         if outcome is None:
             problems.append(RowProblem(line, row["id"], f"not an item of run {run.run_id}"))
-        elif row["content_hash"] and row["content_hash"] != outcome["content_hash"]:
+        elif row["content_hash"] and row["content_hash"] != outcome.content_hash:
             problems.append(
                 RowProblem(
                     line,
@@ -100,8 +97,7 @@ def apply_review(
     new_id = review_run_id(now, run.path.parent)
     stamp = now.isoformat(timespec="seconds")
     rows_by_id = {r["id"]: r for r in run.refined_rows()}
-    outcomes = [dict(o) for o in run.outcomes]
-    outcomes_by_id = {o["id"]: o for o in outcomes}
+    outcomes_by_id = {o.id: o for o in run.outcomes}
     review_log: list[dict[str, Any]] = []
     decisions: dict[str, int] = {}
     for _line, row in lines:
@@ -113,8 +109,10 @@ def apply_review(
             continue  # looked at, left undecided on purpose: the item stays in review
         resolution, feedback = valid[row["id"]]
         who = row["reviewer"].strip() or reviewer
-        outcome = outcomes_by_id[row["id"]]
-        changed = _apply_outcome(outcome, row, resolution, feedback, who, stamp)
+        outcome, changed = _reviewed(
+            outcomes_by_id[row["id"]], row, resolution, feedback, who, stamp
+        )
+        outcomes_by_id[row["id"]] = outcome
         _apply_row(rows_by_id[row["id"]], outcome)
         review_log.append(
             {
@@ -131,7 +129,8 @@ def apply_review(
     # Built in a hidden folder and renamed at the end: a failure leaves no half-written version.
     staging = run.path.parent / f".{new_id}.tmp"
     shutil.rmtree(staging, ignore_errors=True)
-    refined = [dict(rows_by_id[o["id"]], run_id=new_id) for o in outcomes]
+    outcomes = [outcomes_by_id[o.id] for o in run.outcomes]
+    refined = [dict(rows_by_id[o.id], run_id=new_id) for o in outcomes]
     write_refined(staging, refined, outcomes)
     runs.write_outcomes(staging, outcomes)
     meta = {
@@ -158,7 +157,7 @@ def apply_review(
     write_report(
         staging,
         outcomes=outcomes,
-        edits=report_edits(outcomes),
+        edits=edit_rows(outcomes),
         validations=run.meta.get("validations", {}),
         meta=report_meta,
         review=review_log,
@@ -173,25 +172,25 @@ def apply_review(
     )
 
 
-def _apply_outcome(
-    outcome: dict[str, Any],
+def _reviewed(
+    outcome: Outcome,
     row: Mapping[str, str],
     resolution: Resolution,
     feedback: Feedback | None,
     reviewer: str,
     stamp: str,
-) -> int:
-    """Update one outcome in place; return how many FOL lines the decision changed."""
+) -> tuple[Outcome, int]:
+    """The outcome with the decision applied, and how many FOL lines the decision changed."""
     source = f"review:{reviewer}" if reviewer else "review"
     note = row["note"].strip()
-    before = list(outcome["original_premises_fol"])
+    before = list(outcome.original_premises_fol)
     after = list(resolution.premises_fol)
     pairs = [
         (f"premises[{i}]", before[i] if i < len(before) else "", after[i] if i < len(after) else "")
         for i in range(max(len(before), len(after)))
     ]
-    pairs.append(("conclusion", outcome["original_conclusion_fol"], resolution.conclusion_fol))
-    edits = [
+    pairs.append(("conclusion", outcome.original_conclusion_fol, resolution.conclusion_fol))
+    edits = tuple(
         {
             "where": w,
             "before": b,
@@ -202,31 +201,33 @@ def _apply_outcome(
         }
         for w, b, a in pairs
         if b != a
-    ]
-    outcome.update(
-        status=REVIEWED,
-        refined_premises_fol=list(resolution.premises_fol),
+    )
+    reviewed = outcome.replace(
+        status=Status.REVIEWED,
+        refined_premises_fol=tuple(resolution.premises_fol),
         refined_conclusion_fol=resolution.conclusion_fol,
         label=resolution.label,
         edits=edits,
-        proposed_edits=[],
+        proposed_edits=(),
         review_decision=row["decision"].strip(),
         reviewer=reviewer,
         reviewed_at=stamp,
         review_note=row["note"].strip(),
     )
     if feedback is not None:
-        outcome["prover_label"] = feedback.label
-        outcome["prover_labels"] = dict(feedback.labels)
-    return len(edits)
+        reviewed = reviewed.replace(
+            prover_label=feedback.label, prover_labels=dict(feedback.labels)
+        )
+    return reviewed, len(edits)
 
 
-def _apply_row(row: dict[str, Any], outcome: Mapping[str, Any]) -> None:
+def _apply_row(row: dict[str, Any], outcome: Outcome) -> None:
     """Carry an applied outcome into its refined-split row (keeping the input's layout)."""
-    premises = list(outcome["refined_premises_fol"])
+    premises = list(outcome.refined_premises_fol)
     row["premises-FOL"] = (
         premises if isinstance(row.get("premises-FOL"), list) else "\n".join(premises)
     )
-    row["conclusion-FOL"] = outcome["refined_conclusion_fol"]
-    for key in ("status", "label", "prover_label", *REVIEW_COLUMNS):
-        row[key] = outcome[key]
+    row["conclusion-FOL"] = outcome.refined_conclusion_fol
+    row["status"] = outcome.status.value
+    for key in ("label", "prover_label", *REVIEW_FIELDS):
+        row[key] = getattr(outcome, key)

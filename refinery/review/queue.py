@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from refinery.labels import Label
+from refinery.outcomes import Outcome, Status
 from refinery.outputs import atomic_write
 
 #: Content columns: written by the pipeline, refreshed on re-runs while undecided.
@@ -148,19 +149,14 @@ def _text(value: object) -> str:
     return "" if value is None else str(value).replace("\r\n", "\n")
 
 
-def queue_rows(outcomes: Iterable[Mapping[str, object]]) -> list[dict[str, str]]:
+def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     """Build review-queue rows (`COLUMNS`, all strings) from Refine outcomes.
 
     Parameters
     ----------
     outcomes
-        One mapping per item with keys ``id, dataset, split, story_id, reason`` (the reason
-        code(s) it needs review), ``premises`` (NL sentences), ``original_premises_fol``,
-        ``proposed_premises_fol`` (None when nothing was proposed), ``conclusion``,
-        ``original_conclusion_fol``, ``proposed_conclusion_fol`` (None when unchanged),
-        ``gold_label``, ``prover_labels`` (prover name → label), ``suggested_label`` (None
-        when none), ``critique``, ``rounds`` and ``content_hash``. An outcome that has a
-        ``status`` other than ``needs_review`` is skipped, so all outcomes may be passed.
+        Refine's outcomes; those whose status is not ``needs_review`` are skipped, so all
+        outcomes may be passed.
 
     Returns
     -------
@@ -175,58 +171,44 @@ def queue_rows(outcomes: Iterable[Mapping[str, object]]) -> list[dict[str, str]]
     """
     rows = []
     for o in outcomes:
-        if o.get("status", "needs_review") != "needs_review":
+        if o.status is not Status.NEEDS_REVIEW:
             continue
-        original = [*_as_list(o.get("original_premises_fol")), o.get("original_conclusion_fol")]
-        proposed_premises = o.get("proposed_premises_fol")
-        proposed_conclusion = o.get("proposed_conclusion_fol")
+        original = [*o.original_premises_fol, o.original_conclusion_fol]
         proposed = ""
-        if proposed_premises is not None or proposed_conclusion is not None:
-            proposed = _lines(
-                [
-                    *_as_list(
-                        proposed_premises
-                        if proposed_premises is not None
-                        else o.get("original_premises_fol")
-                    ),
-                    proposed_conclusion
-                    if proposed_conclusion is not None
-                    else o.get("original_conclusion_fol"),
-                ]
+        if o.proposed_premises_fol is not None or o.proposed_conclusion_fol is not None:
+            premises = (
+                o.proposed_premises_fol
+                if o.proposed_premises_fol is not None
+                else o.original_premises_fol
             )
-        labels = o.get("prover_labels") or {}
-        if not isinstance(labels, Mapping):
-            raise TypeError(f"{o['id']}: prover_labels must be a mapping, got {labels!r}")
+            conclusion = (
+                o.proposed_conclusion_fol
+                if o.proposed_conclusion_fol is not None
+                else o.original_conclusion_fol
+            )
+            proposed = _lines([*premises, conclusion])
         row = dict.fromkeys(COLUMNS, "")
         row.update(
-            id=_text(o["id"]),
-            dataset=_text(o.get("dataset")),
-            split=_text(o.get("split")),
-            story_id=_text(o.get("story_id")),
-            reason=_text(o.get("reason")),
-            nl_premises=_lines(_as_list(o.get("premises"))),
+            id=_text(o.id),
+            dataset=_text(o.dataset),
+            split=_text(o.split),
+            story_id=_text(o.story_id),
+            reason=_text(o.reason.value),
+            nl_premises=_lines(o.premises),
             original_fol=_lines(original),
             proposed_fol=proposed,
-            conclusion=_one_line(_text(o.get("conclusion"))),
-            conclusion_fol=_one_line(_text(o.get("original_conclusion_fol"))),
-            gold_label=_text(o.get("gold_label")),
-            prover_labels="; ".join(f"{k}={_text(v)}" for k, v in sorted(labels.items())),
-            suggested_label=_text(o.get("suggested_label")),
-            critique=_text(o.get("critique")),
-            rounds=_text(o.get("rounds")),
-            content_hash=_text(o.get("content_hash")),
+            conclusion=_one_line(_text(o.conclusion)),
+            conclusion_fol=_one_line(_text(o.original_conclusion_fol)),
+            gold_label=_text(o.gold_label),
+            prover_labels="; ".join(f"{k}={_text(v)}" for k, v in sorted(o.prover_labels.items())),
+            suggested_label=_text(o.suggested_label),
+            critique=_text(o.critique),
+            rounds=_text(o.rounds),
+            content_hash=_text(o.content_hash),
             status=OPEN,
         )
         rows.append(row)
     return sorted(rows, key=lambda r: _id_key(r["id"]))
-
-
-def _as_list(value: object) -> list[object]:
-    if value is None:
-        return []
-    if isinstance(value, str) or not isinstance(value, Iterable):
-        raise TypeError(f"expected a list of strings, got {value!r}")
-    return list(value)
 
 
 def _id_key(item_id: str) -> tuple[tuple[int, str], ...]:

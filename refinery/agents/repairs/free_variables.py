@@ -1,0 +1,391 @@
+"""`close_free_variables`: bind a free variable, or name the constant it stands for.
+
+A lost binder goes back where FOLIO puts binders (beside a twin variable's, before the group that
+uses the variable, or among the leading quantifiers), ∀ or ∃ as the sentence's wording and the
+formula's shape say; or the variable is the one constant the item's other formulas put there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import assert_never
+
+from refinery.agents.models import Edit, ErrorClass, Findings, Where
+from refinery.agents.repairs.edits import (
+    Candidate,
+    Fix,
+    RuleTag,
+    edits_for,
+    grouping,
+    joint,
+    paren_pairs,
+    parsed_fields,
+    parses,
+    shape,
+    splice,
+)
+from refinery.agents.repairs.evidence import (
+    VARIABLE,
+    atoms_of,
+    name_uses,
+    quantifier_cue,
+)
+from refinery.logic.lint import lint
+from refinery.logic.syntax import (
+    And,
+    Const,
+    Eq,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Pred,
+    Term,
+    Var,
+    Xor,
+)
+
+TAG = RuleTag("close_free_variables", ErrorClass.FREE_VARIABLE)
+
+
+def _free_names(f: Formula) -> list[str]:
+    """Names lint reports as free variables in `f`, in order of appearance."""
+    names = []
+    for issue in lint([("f", f)]):
+        if issue.kind == "free_variable":
+            m = re.match(r"'(.+)' is not bound", issue.message)
+            if m:
+                names.append(m.group(1))
+    return list(dict.fromkeys(names))
+
+
+def _quantify(text: str, quantifier: str, var: str) -> str:
+    """`text` under `∀var`/`∃var`, adding parentheses only where the reader needs them.
+
+    A quantifier's body extends to the end of the formula, so a prefix before another
+    quantifier or a group around everything needs none.
+
+    >>> _quantify("(P(x) → Q(x))", "∀", "x"), _quantify("P(x) → Q(x)", "∃", "x")
+    ('∀x (P(x) → Q(x))', '∃x (P(x) → Q(x))')
+    >>> _quantify("∀x (A(x) → B(x, y))", "∃", "y")
+    '∃y ∀x (A(x) → B(x, y))'
+    """
+    body = text.strip()
+    start = len(text) - len(text.lstrip())
+    wrapped = paren_pairs(body).get(0) == len(body) - 1 and grouping(body, 0)
+    if wrapped or body.startswith(("∀", "∃")):
+        return f"{text[:start]}{quantifier}{var} {text[start:]}"
+    return f"{text[:start]}{quantifier}{var} ({body}){text[start + len(body) :]}"
+
+
+def _var_spans(text: str, var: str) -> list[tuple[int, int]]:
+    """Where the free name `var` stands in `text` (it parses as a constant there)."""
+    return [(u.start, u.end) for u in name_uses(text) if u.kind == "constant" and u.name == var]
+
+
+def _innermost_group(text: str, spans: Sequence[tuple[int, int]]) -> int | None:
+    """Start of the innermost grouping '(' whose pair encloses all `spans`, if any."""
+    if not spans:
+        return None
+    lo, hi = min(s for s, _ in spans), max(e for _, e in spans)
+    inside = [i for i, j in paren_pairs(text).items() if i < lo and hi <= j and grouping(text, i)]
+    return max(inside) if inside else None
+
+
+def _sole_constant(findings: Findings, where: Where, text: str, var: str) -> str | None:
+    """The one constant other formulas of the item put where `var` stands (same predicate/slot)."""
+    slots = {
+        (atom.name, len(atom.args), i)
+        for atom in atoms_of(text)
+        for i, t in enumerate(atom.args)
+        if isinstance(t, Const) and t.name == var
+    }
+    seen: set[str] = set()
+    for other, other_text in findings.fol.items():
+        if other == where:
+            continue
+        for atom in atoms_of(other_text):
+            for name, arity, i in slots:
+                if atom.name == name and len(atom.args) == arity:
+                    t = atom.args[i]
+                    if isinstance(t, Const) and not VARIABLE.fullmatch(t.name):
+                        seen.add(t.name)
+    return next(iter(seen)) if len(seen) == 1 else None
+
+
+def _likely_quantifiers(scope: Formula | None) -> tuple[str, str]:
+    """∀ before ∃ for a rule-shaped scope (→, ↔, ∨, ⊕, ¬), ∃ first for a conjunction or atom.
+
+    FOLIO writes `∀x (P(x) → Q(x))` and `∃x (P(x) ∧ Q(x))`; the other pairings are rare.
+
+    >>> from refinery.logic.parse import parse
+    >>> _likely_quantifiers(parse("P(x) → Q(x)")), _likely_quantifiers(parse("∃y (P(x) ∧ R(x, y))"))
+    (('∀', '∃'), ('∃', '∀'))
+    """
+    while isinstance(scope, Forall | Exists):
+        scope = scope.body
+    if isinstance(scope, And | Pred | Eq):
+        return ("∃", "∀")
+    return ("∀", "∃")
+
+
+_PREFIX = re.compile(r"([∀∃])\s*([\w']+)\s*")
+
+
+def _prefix(text: str) -> tuple[list[tuple[str, str, int]], int]:
+    """The quantifiers a formula starts with, as (quantifier, variable, start), and its body's start.
+
+    >>> _prefix("∃y ∀z (P(y, z))")
+    ([('∃', 'y', 0), ('∀', 'z', 3)], 6)
+    """
+    chain: list[tuple[str, str, int]] = []
+    pos = len(text) - len(text.lstrip())
+    while (m := _PREFIX.match(text, pos)) is not None:
+        chain.append((m.group(1), m.group(2), m.start()))
+        pos = m.end()
+    return chain, pos
+
+
+def _roles(f: Formula) -> dict[str, frozenset[tuple[str, int, int, bool]]]:
+    """For each variable or constant name, the argument slots it fills: (predicate, arity,
+    position, under an odd number of negations); equality is the predicate '='."""
+    out: dict[str, set[tuple[str, int, int, bool]]] = {}
+
+    def slot(t: Term, role: tuple[str, int, int, bool]) -> None:
+        if isinstance(t, Var | Const):
+            out.setdefault(t.name, set()).add(role)
+
+    def walk(g: Formula, neg: bool) -> None:
+        match g:
+            case Pred(name, terms):
+                for i, t in enumerate(terms):
+                    slot(t, (name, len(terms), i, neg))
+            case Eq(lhs, rhs):
+                slot(lhs, ("=", 2, 0, neg))
+                slot(rhs, ("=", 2, 0, neg))
+            case Not(body):
+                walk(body, not neg)
+            case And(parts) | Or(parts):
+                for part in parts:
+                    walk(part, neg)
+            case Implies(left, right):
+                walk(left, not neg)
+                walk(right, neg)
+            case Xor(left, right) | Iff(left, right):
+                walk(left, neg)
+                walk(right, neg)
+            case Forall(_, body) | Exists(_, body):
+                walk(body, neg)
+            case _:
+                assert_never(g)
+
+    walk(f, False)
+    return {name: frozenset(roles) for name, roles in out.items()}
+
+
+def _twin_quantifier(f: Formula, chain: Sequence[tuple[str, str, int]], var: str) -> str | None:
+    """The quantifier of the bound variables that fill exactly `var`'s slots, if they agree.
+
+    FOLIO writes "two distinct cities" as twin variables under one quantifier:
+    `∃x ∃y (City(x) ∧ City(y) ∧ ¬(x=y))`; a lost binder of one twin is the other's. Slots
+    count with their polarity (`Visit(x) ∧ ¬Visit(y)` are no twins), equalities not at all.
+
+    >>> from refinery.logic.parse import parse
+    >>> text = "∃y (City(x) ∧ City(y) ∧ ¬(x=y))"
+    >>> _twin_quantifier(parse(text), _prefix(text)[0], "x")
+    '∃'
+    """
+    roles = {
+        name: frozenset(r for r in slots if r[0] != "=") for name, slots in _roles(f).items()
+    }  # twins differ in the equalities that keep them apart
+    mine = roles.get(var)
+    found = {q for q, v, _ in chain if v != var and mine and roles.get(v) == mine}
+    return found.pop() if len(found) == 1 else None
+
+
+def _var_quantifiers(f: Formula, var: str) -> tuple[str, str]:
+    """`_likely_quantifiers` for the smallest subformula holding every use of `var`.
+
+    A variable used only in a rule's condition is universal even in a conjunction there
+    (`(A(x) ∧ R(x, y)) → B(y)` lost `∀x`), and one used only in a conclusion's conjunction is
+    existential (`A(x) → C(y) ∧ R(x, y)` lost `∃y`): a negative position turns the answer over.
+
+    >>> from refinery.logic.parse import parse
+    >>> _var_quantifiers(parse("∀y ((A(x) ∧ R(x, y)) → B(y))"), "x")
+    ('∀', '∃')
+    >>> _var_quantifiers(parse("∀x (A(x) → C(y) ∧ R(x, y))"), "y")
+    ('∃', '∀')
+    """
+
+    def holds(g: Formula) -> bool:
+        return var in _roles(g)
+
+    node, negative = f, False
+    while True:
+        match node:
+            case Forall(_, body) | Exists(_, body):
+                node = body
+                continue
+            case Not(body):
+                node, negative = body, not negative
+                continue
+            case And(args) | Or(args):
+                holding = [a for a in args if holds(a)]
+                if len(holding) == 1:
+                    node = holding[0]
+                    continue
+            case Implies(left, right) if holds(left) != holds(right):
+                node, negative = (left, not negative) if holds(left) else (right, negative)
+                continue
+            case Xor(left, right) | Iff(left, right) if holds(left) != holds(right):
+                node = left if holds(left) else right
+                continue
+        break
+    first, second = _likely_quantifiers(node)
+    return (second, first) if negative else (first, second)
+
+
+def _at_tail(text: str, group: int) -> bool:
+    """Whether the group opening at `group` is the last thing in its enclosing scope.
+
+    Only there does a binder before it scope over the group alone: the parser extends a
+    quantifier to the end of its own enclosing group.
+    """
+    close = paren_pairs(text).get(group)
+    if close is None:
+        return False
+    rest = text[close + 1 :].lstrip()
+    return not rest or rest[0] == ")"
+
+
+def _closings(findings: Findings, where: Where, text: str, var: str) -> list[Fix]:
+    """Ways to close the free `var` in `text` (the formula at `where`), most plausible first.
+
+    A lost binder is restored where FOLIO puts binders, in this order:
+
+    - among the leading quantifiers, with the quantifier of a twin variable, if there is one
+      (`_twin_quantifier`);
+    - nested, right before the innermost group that uses the variable, when that group is not
+      the formula's body and either ends its enclosing scope (`A(x) → (B(y) ∧ C(x, y))`),
+      already has a binder (`∃y (B(y) ∧ C(z, y)) → D` lost `∃z` next to `∃y`) or follows a ¬
+      (`¬∃x (…)`, FOLIO's "no one"): elsewhere a binder before a group followed by more
+      formula would scope over that too;
+    - the one constant the item's other formulas put in the same argument of the same
+      predicate, when this formula already names that constant;
+    - among the leading quantifiers, in alphabetical order (FOLIO binds x, y, z in turn:
+      `∀y (R(x, y))` lost `∀x` in front), or over the whole formula when it has none; the
+      quantifier by the sentence's wording (`quantifier_cue`) together with the shape of the
+      part of the formula that uses the variable (`_var_quantifiers`): the two agreeing, or
+      only one speaking, decide, ∀ before ∃ when a universal sentence has a conjunction's
+      shape; a rule-shaped formula whose sentence says "some" (`∃x (A(x) → B(x))`, an
+      annotators' slip as often as not) is undecidable and gets no leading binder. Then the
+      other quantifier;
+    - that constant when this formula does not name it, unless the binders were undecidable.
+
+    Only texts that parse and no longer have `var` free; one per meaning.
+    """
+    f = parses(text)
+    if f is None:
+        return []
+    raw: list[Fix] = []
+    chain, body = _prefix(text)
+    twin = _twin_quantifier(f, chain, var)
+    order = _leading_quantifiers(findings, where, f, twin, var)
+    leading: list[Fix] = []
+    for q in order:
+        if chain:
+            at = next((start for _, v, start in chain if v > var), body)
+            after = splice(text, [(at, at, f"{q}{var} ")])
+        else:
+            after = _quantify(text, q, var)
+        leading.append((after, f"bind {var} ({q}) over the formula"))
+    if twin is not None:  # the strongest evidence there is
+        raw.append(leading.pop(0))
+    group = _innermost_group(text, _var_spans(text, var))
+    nested = re.search(r"(?:[∀∃]\s*[\w']+|¬)\s*$", text[:group]) if group is not None else None
+    if group is not None and group != body and (nested or _at_tail(text, group)):
+        # a lost nested quantifier belongs right before the group that uses its variable
+        q = _likely_quantifiers(parses(text[group + 1 : paren_pairs(text)[group]]))[0]
+        raw.append((splice(text, [(group, group, f"{q}{var} ")]), f"bind {var} ({q}) there"))
+    constant = _sole_constant(findings, where, text, var)
+    named: Fix | None = None
+    if constant is not None:
+        after = splice(text, [(s, e, constant) for s, e in _var_spans(text, var)])
+        named = (after, f"{var} stands where the item's other formulas have {constant}")
+        # a formula that already talks about that individual most likely meant it here too
+        if any(u.kind == "constant" and u.name == constant for u in name_uses(text)):
+            raw.append(named)
+            named = None
+    raw += leading
+    if named is not None and order:  # last; where the binders are undecidable, so is this
+        raw.append(named)
+    out: list[Fix] = []
+    seen: set[Formula] = set()
+    for after, why in raw:
+        g = parses(after)
+        if g is not None and var not in _free_names(g) and shape(g) not in seen:
+            seen.add(shape(g))
+            out.append((after, why))
+    return out
+
+
+def _leading_quantifiers(
+    findings: Findings, where: Where, f: Formula, twin: str | None, var: str
+) -> tuple[str, ...]:
+    """The quantifiers to try for a binder among the leading ones, likeliest first (see `_closings`)."""
+    if twin is not None:
+        return (twin, "∃" if twin == "∀" else "∀")
+    shaped = _var_quantifiers(f, var)
+    cue = quantifier_cue(findings.nl.get(where, ""))
+    if cue is None or cue == shaped[0]:
+        return shaped
+    if cue == "∀":
+        return ("∀", "∃")
+    return ()  # "some" over a rule: as often ∀ (a slip in the sentence) as ∃ (in the formula)
+
+
+def _free_edits(findings: Findings) -> dict[Where, list[Edit]]:
+    out: dict[Where, list[Edit]] = {}
+    for where, f in parsed_fields(findings).items():
+        names = _free_names(f)
+        before = findings.fol[where]
+        fixes = [fix for var in names for fix in _closings(findings, where, before, var)]
+        if len(names) > 1:  # all of them at once, each by its likeliest closing
+            text, whys = before, []
+            for var in names:
+                options = _closings(findings, where, text, var)
+                if not options:
+                    break
+                text, why = options[0]
+                whys.append(why)
+            else:
+                fixes.insert(0, (text, "; ".join(whys)))
+        if fixes:
+            out[where] = edits_for(where, before, fixes, TAG)
+    return out
+
+
+def propose(findings: Findings) -> list[Candidate]:
+    """Close a free variable: bind it where it is used, bind it over the formula, or name it.
+
+    Candidates, most plausible first (see `_closings`): a binder with a twin variable's
+    quantifier; a binder just before the innermost group that uses the variable, where that
+    group ends its scope (a lost nested quantifier); the one constant the item's other formulas
+    put in the same argument of the same predicate, when this formula names it already; a
+    binder among the leading quantifiers (alphabetically) or over the whole formula, ∀ or ∃ as
+    the sentence's wording and the formula's shape say — none where they disagree on a rule.
+    Several formulas with free variables are repaired together first (see `joint`).
+
+    >>> fol = {"premises[0]": "Regret(robert, college)", "conclusion": "Regret(x, college) ∧ Sad(robert)"}
+    >>> f = Findings("i", "s", fol, {}, None)
+    >>> [[e.after for e in c] for c in propose(f)]
+    [['Regret(robert, college) ∧ Sad(robert)'], ['∃x (Regret(x, college) ∧ Sad(robert))'], ['∀x (Regret(x, college) ∧ Sad(robert))']]
+    >>> f = Findings("i", "s", {"premises[0]": "∀x (A(x) → (B(x, y)))", "conclusion": "A(a)"}, {}, None)
+    >>> [c[0].after for c in propose(f)]
+    ['∀x (A(x) → ∃y (B(x, y)))', '∀x ∃y (A(x) → (B(x, y)))', '∀x ∀y (A(x) → (B(x, y)))']
+    """
+    return joint(_free_edits(findings))

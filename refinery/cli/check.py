@@ -1,0 +1,115 @@
+"""`refinery check`: parse, lint and prove every item; write one verdict row per item."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from refinery import config
+from refinery.cli.options import add_prover_options
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "check", help="parse, lint and prove every item; write verdicts"
+    )
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="FOLIO .jsonl/.json/.csv file, ProofWriter meta-*.jsonl, or hf:OWNER/NAME[:SPLIT]",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="output folder (default: data/refined/<dataset>/<split>/check)"
+    )
+    add_prover_options(parser)
+    parser.add_argument(
+        "--rlimit",
+        type=int,
+        default=config.DEFAULT_RLIMIT,
+        help="Z3 deterministic resource limit per question (0 = none)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="ignore and do not fill the verdict cache"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from refinery.check import check_items
+    from refinery.datasets import load_any
+    from refinery.outputs import write_table
+    from refinery.prove.verdict import Budget
+    from vampire.registry import build_provers, resolve_names
+
+    console = Console(stderr=True)
+    names = resolve_names(args.provers.split(","))
+    items: list[Any] = []
+    for source in args.sources:
+        result = load_any(source)
+        for err in result.errors:
+            console.print(f"[yellow]{err.source}:{err.line}: skipped row: {err.reason}[/]")
+        items += result.items
+    if not items:
+        console.print("[red]no items loaded[/]")
+        return 1
+    first = items[0]
+    out = args.out or Path(config.DEFAULT_RUNS_DIR) / first.dataset / first.split / "check"
+    budget = Budget(seconds=args.budget, rlimit=args.rlimit or None)
+    cache = None if args.no_cache else config.state_dir() / "cache" / "verdicts.sqlite"
+    started = time.perf_counter()
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=args.quiet or not console.is_terminal,
+    ) as bar:
+        task = bar.add_task(f"checking with {', '.join(names)}", total=len(items))
+        rows = check_items(
+            items,
+            prover_factory=build_provers,
+            prover_names=names,
+            budget=budget,
+            workers=args.workers,
+            cache_path=cache,
+            on_progress=lambda n: bar.advance(task, n),
+        )
+    wall = time.perf_counter() - started
+    parquet, csv = write_table(rows, out, "verdicts")
+    _print_summary(rows, names, wall, console)
+    console.print(f"wrote {parquet} and {csv}")
+    return 0
+
+
+def _print_summary(
+    rows: list[dict[str, Any]], names: Sequence[str], wall: float, console: Any
+) -> None:
+    from rich.table import Table
+
+    from refinery.summary import category_counts, prover_agreement
+
+    table = Table(title=f"{len(rows)} items checked in {wall:.1f}s")
+    table.add_column("category")
+    table.add_column("items", justify="right")
+    table.add_column("share", justify="right")
+    for category, n in category_counts(rows).items():
+        table.add_row(category, str(n), f"{n / max(1, len(rows)):.1%}")
+    console.print(table)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            agreement = prover_agreement(rows, a, b)
+            console.print(
+                f"{a} vs {b}: agree on {agreement.agree}/{agreement.both_decided} items both decided "
+                f"({agreement.rate:.1%})"
+            )
+    cached = sum(1 for r in rows if r["cached"])
+    console.print(f"verdicts from cache: {cached}/{len(rows)} items")

@@ -1,0 +1,74 @@
+"""Options several commands share, declared once, and the Refine settings they build."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from refinery import config
+
+
+def add_prover_options(parser: argparse.ArgumentParser, *, workers: bool = True) -> None:
+    """--provers and --budget, and --workers unless the command proves in its own process."""
+    parser.add_argument(
+        "--provers",
+        default=",".join(config.DEFAULT_PROVERS),
+        help="comma-separated: z3, eprover, vampire, tptp (= vampire if configured, else eprover)",
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=config.DEFAULT_BUDGET_SECONDS,
+        help="seconds per prover question (default %(default)s)",
+    )
+    if workers:
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=config.default_workers(),
+            help="worker processes; a story is the unit of work (default: one per core)",
+        )
+
+
+def add_refine_options(parser: argparse.ArgumentParser) -> None:
+    """SOURCE, --review, the agents, the provers and the budget (`refine` and `schedule`)."""
+    parser.add_argument(
+        "source",
+        metavar="SOURCE",
+        help="FOLIO .jsonl/.json/.csv file, ProofWriter meta-*.jsonl, or hf:OWNER/NAME[:SPLIT]",
+    )
+    parser.add_argument("--review", help="review queue CSV (default: review/<dataset>-<split>.csv)")
+    parser.add_argument(
+        "--agents", default="rules,llm", help="rules | rules,llm (default %(default)s)"
+    )
+    parser.add_argument(
+        "--max-rounds", type=int, default=3, help="repair rounds per item (default %(default)s)"
+    )
+    parser.add_argument(
+        "--llm-rounds",
+        type=int,
+        default=1,
+        help="rounds in which the LLM refiner is asked (default %(default)s; raise for a capable endpoint)",
+    )
+    add_prover_options(parser)
+    parser.add_argument("--no-cache", action="store_true", help="ignore the verdict and LLM caches")
+
+
+def refine_settings(args: argparse.Namespace, **overrides: Any) -> Any:
+    """`RefineSettings` from the shared options; `overrides` set the command's own fields."""
+    from refinery.pipeline import RefineSettings
+    from refinery.repair import parse_agents
+    from vampire.registry import resolve_names
+
+    fields: dict[str, Any] = {
+        "source": args.source,
+        "review_path": args.review,
+        "agents": parse_agents(args.agents),
+        "max_rounds": args.max_rounds,
+        "llm_rounds": args.llm_rounds,
+        "provers": tuple(resolve_names(args.provers.split(","))),
+        "workers": args.workers,
+        "budget_seconds": args.budget,
+        "use_cache": not args.no_cache,
+    }
+    return RefineSettings(**(fields | overrides))

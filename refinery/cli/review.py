@@ -1,0 +1,187 @@
+"""`refinery review status|work|check|apply|split|merge`: the annotators' commands.
+
+None of them imports Prefect or great-expectations, so they start at once. The queue defaults to
+the only `review/*.csv` (shards excluded); with several, pass `--queue`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from refinery import config
+from refinery.cli.options import add_prover_options
+from refinery.errors import RefineryError
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "review", help="work the review queue: status, work, check, apply, split, merge"
+    )
+    commands = parser.add_subparsers(dest="review_command", required=True)
+
+    def add(name: str, help: str, provers: bool = False) -> argparse.ArgumentParser:
+        p: argparse.ArgumentParser = commands.add_parser(name, help=help)
+        p.add_argument("--queue", type=Path, help="review CSV (default: the only review/*.csv)")
+        if provers:
+            add_prover_options(p, workers=False)
+        return p
+
+    add("status", "counts by reason, decision, reviewer and flag; what is left").set_defaults(
+        handler=_status
+    )
+    work = add("work", "decide items one at a time in the terminal", provers=True)
+    work.add_argument("--reviewer", help="your name (default: $REFINERY_REVIEWER or $USER)")
+    work.add_argument("--reason", action="append", default=[], help="only items with this reason")
+    work.add_argument("--all", action="store_true", help="also show items already decided")
+    work.set_defaults(handler=_work)
+    check = add("check", "validate a queue edited in a spreadsheet", provers=True)
+    check.add_argument("file", nargs="?", type=Path, help="the CSV (default: --queue)")
+    check.set_defaults(handler=_check)
+    apply = add("apply", "merge valid decisions into the refined split as a new version", True)
+    apply.add_argument("--run", type=Path, help="run folder to start from (default: newest)")
+    apply.add_argument("--reviewer", default="", help="reviewer for rows that name none")
+    apply.set_defaults(handler=_apply)
+    split = add("split", "split the queue into shards by story, one per annotator")
+    split.add_argument("shards", type=int, help="how many shards")
+    split.add_argument("--out", type=Path, help="folder for the shards (default: beside the queue)")
+    split.set_defaults(handler=_split)
+    merge = add("merge", "merge shards back into the queue; conflicts are flagged, not lost")
+    merge.add_argument("shard_files", nargs="+", type=Path, metavar="SHARD")
+    merge.set_defaults(handler=_merge)
+
+
+def _queue(args: argparse.Namespace) -> Path:
+    if args.queue:
+        if not args.queue.is_file():
+            raise RefineryError(f"no review queue at {args.queue}")
+        return Path(args.queue)
+    found = sorted(p for p in Path("review").glob("*.csv") if ".shard-" not in p.name)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise RefineryError("no review/*.csv; run `refinery refine` first or pass --queue")
+    raise RefineryError(
+        "several queues in review/; pass --queue one of: " + ", ".join(map(str, found))
+    )
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    from refinery.prove.verdict import Budget
+    from refinery.review.feedback import FeedbackEngine
+    from vampire.registry import build_provers, resolve_names
+
+    names = resolve_names(args.provers.split(","))
+    cache = config.state_dir() / "cache" / "verdicts.sqlite"
+    return FeedbackEngine(build_provers(names), Budget(seconds=args.budget), cache)
+
+
+def _status(args: argparse.Namespace) -> int:
+    from refinery.review.queue import queue_status, read_queue
+
+    queue = _queue(args)
+    status = queue_status(read_queue(queue))
+    total = status["total"]
+    print(
+        f"{queue}: {total.get('items', 0)} items, {total.get('decided', 0)} decided, "
+        f"{total.get('left', 0)} left"
+    )
+    for table in ("reason", "decision", "reviewer", "flag"):
+        if status[table]:
+            print(f"by {table}:")
+            for key, n in sorted(status[table].items(), key=lambda kv: (-kv[1], kv[0])):
+                print(f"  {key:<32} {n:>6}")
+    return 0
+
+
+def _work(args: argparse.Namespace) -> int:
+    import getpass
+    import os
+
+    from refinery.review.terminal import ReviewSession
+
+    queue = _queue(args)
+    reviewer = args.reviewer or os.environ.get("REFINERY_REVIEWER") or getpass.getuser()
+    session = ReviewSession(
+        queue,
+        _engine(args),
+        reviewer=reviewer,
+        reasons=args.reason,
+        include_decided=args.all,
+    )
+    session.run()
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from refinery.review.decide import check_queue
+    from refinery.review.queue import read_queue_lines
+
+    path = args.file or _queue(args)
+    lines = read_queue_lines(path)
+    problems, valid = check_queue(lines, _engine(args))
+    for problem in problems:
+        print(problem.render(str(path)))
+    decided = sum(1 for _, r in lines if r["decision"].strip())
+    print(
+        f"{path}: {len(lines)} rows, {decided} decided, {len(valid)} valid, "
+        f"{len({p.item_id for p in problems})} with problems"
+    )
+    return 1 if problems else 0
+
+
+def _apply(args: argparse.Namespace) -> int:
+    from refinery import runs
+    from refinery.review.apply import apply_review
+    from refinery.review.queue import read_queue
+
+    queue = _queue(args)
+    if args.run:
+        run = runs.load_run(args.run)
+    else:
+        rows = read_queue(queue)
+        if not rows:
+            raise RefineryError(f"{queue} is empty")
+        base = Path(config.DEFAULT_RUNS_DIR) / rows[0]["dataset"] / rows[0]["split"]
+        folders = runs.run_folders(base)
+        if not folders:
+            raise RefineryError(f"no run folder under {base}; pass --run")
+        run = runs.load_run(folders[-1])
+    applied = apply_review(queue, run, _engine(args), reviewer=args.reviewer)
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(applied.decisions.items())) or "none"
+    print(f"applied to run {applied.parent}: {counts}")
+    print(f"  labels changed: {applied.changed_labels}; FOL changed: {applied.changed_fol} items")
+    print(f"  new version: {applied.run_dir}")
+    return 0
+
+
+def _split(args: argparse.Namespace) -> int:
+    from refinery.review.shards import manifest_path, split_queue
+
+    queue = _queue(args)
+    for path in split_queue(queue, args.shards, args.out):
+        print(path)
+    print(f"manifest: {manifest_path(queue)}")
+    return 0
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from refinery.review.shards import format_conflicts, merge_shards
+
+    queue = _queue(args)
+    missing = [str(p) for p in args.shard_files if not p.is_file()]
+    if missing:
+        raise RefineryError(f"no such shard: {', '.join(missing)}")
+    result = merge_shards(queue, args.shard_files)
+    print(f"{queue}: {len(result.taken)} decision(s) merged from shards")
+    for shard, item_id in result.unknown:
+        print(f"  {shard}: {item_id} is not in the queue; ignored")
+    if result.conflicts:
+        print(format_conflicts(result))
+        print(
+            f"{len(result.conflicts)} conflict(s) flagged merge_conflict in {queue}: settle each "
+            "decision there and clear the flag"
+        )
+        return 1
+    return 0

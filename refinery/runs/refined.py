@@ -1,0 +1,137 @@
+"""The refined split: the input's rows with refined FOL, outcome columns and provenance.
+
+Each row keeps the input's own columns and layout (FOLIO v2 newline-joined strings, v0 lists),
+with `premises-FOL` / `conclusion-FOL` holding the refined FOL, so the file is a drop-in
+replacement for the original. Added columns: `id`, `status` (verified | repaired | needs_review),
+`reason`, `original_label`, `label` (always equal to the original: labels never change
+automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
+`original_conclusion_fol`, `repaired_by`, `error_classes`, `audit` (a pointer into `audit.jsonl`),
+`run_id`, `content_hash`, and the review columns `review_decision`, `reviewer`,
+`reviewed_at`, `review_note` (empty until `refinery review apply`; status then `reviewed`). A source whose rows are not items (ProofWriter: a row is a theory)
+gets FOLIO v2's columns, with its original row as JSON text in `source_row`. Both parquet and
+jsonl are written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from refinery.datasets.records import Item
+from refinery.outcomes import REVIEW_FIELDS, Outcome
+from refinery.outputs import atomic_write, atomic_write_text
+
+OUTCOME_COLUMNS = (
+    "id",
+    "status",
+    "reason",
+    "original_label",
+    "label",
+    "suggested_label",
+    "prover_label",
+    "original_premises_fol",
+    "original_conclusion_fol",
+    "repaired_by",
+    "error_classes",
+    "audit",
+    "run_id",
+    "content_hash",
+    "review_decision",
+    "reviewer",
+    "reviewed_at",
+    "review_note",
+)
+
+
+def refined_rows(
+    items: Sequence[Item], outcomes: Sequence[Outcome], run_id: str
+) -> list[dict[str, Any]]:
+    """Build the refined split's rows (input order), one per item."""
+    by_id = {o.id: o for o in outcomes}
+    rows = []
+    for item in items:
+        o = by_id[item.id]
+        raw = _input_columns(item)
+        as_list = isinstance(raw.get("premises-FOL"), list)  # FOLIO v0 layout keeps lists
+        refined = list(o.refined_premises_fol)
+        raw["premises-FOL"] = refined if as_list else "\n".join(refined)
+        raw["conclusion-FOL"] = o.refined_conclusion_fol
+        original = list(o.original_premises_fol)
+        raw.update(
+            {
+                "id": item.id,
+                "status": o.status.value,
+                "reason": o.reason.value,
+                "original_label": o.original_label,
+                "label": raw.get("label", o.label),
+                "suggested_label": o.suggested_label,
+                "prover_label": o.prover_label,
+                "original_premises_fol": original if as_list else "\n".join(original),
+                "original_conclusion_fol": o.original_conclusion_fol,
+                "repaired_by": o.repaired_by,
+                "error_classes": ",".join(o.error_classes),
+                "audit": f"audit.jsonl#{item.id}",
+                "run_id": run_id,
+                "content_hash": item.content_hash,
+                # filled in by `refinery review apply` (status becomes "reviewed")
+                **{k: getattr(o, k) for k in REVIEW_FIELDS},
+            }
+        )
+        rows.append(raw)
+    return rows
+
+
+def _input_columns(item: Item) -> dict[str, Any]:
+    """The item's input row, or for a non-FOLIO source its FOLIO v2 form plus the source row.
+
+    A FOLIO row is kept as it was (so the split is a drop-in replacement). A source whose rows are
+    not items (ProofWriter: one row per theory, one item per question) gets FOLIO v2's columns,
+    with the original row as JSON text in `source_row`.
+    """
+    raw: dict[str, Any] = json.loads(item.raw)
+    if "premises-FOL" in raw:
+        return raw
+    return {
+        "story_id": item.story_id,
+        "premises": "\n".join(item.premises),
+        "premises-FOL": "",
+        "conclusion": item.conclusion,
+        "conclusion-FOL": "",
+        "label": item.label.value if item.label else item.raw_label,
+        "example_id": item.example_id,
+        "source_row": item.raw,
+    }
+
+
+def write_refined(
+    out_dir: Path, rows: Sequence[Mapping[str, Any]], outcomes: Sequence[Outcome]
+) -> dict[str, Path]:
+    """Write `refined.parquet`, `refined.jsonl` and `audit.jsonl` (one line per item) atomically."""
+    frame = pd.DataFrame(list(rows))
+    jsonl = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    audit = "".join(
+        json.dumps(
+            {
+                "id": o.id,
+                "status": o.status.value,
+                "edits": [dict(e) for e in o.edits],
+                "proposed_edits": [dict(e) for e in o.proposed_edits],
+                "trail": dict(o.audit),
+            },
+            ensure_ascii=False,
+            default=str,
+        )
+        + "\n"
+        for o in outcomes
+    )
+    return {
+        "parquet": atomic_write(
+            out_dir / "refined.parquet", lambda tmp: frame.to_parquet(tmp, index=False)
+        ),
+        "jsonl": atomic_write_text(out_dir / "refined.jsonl", jsonl),
+        "audit": atomic_write_text(out_dir / "audit.jsonl", audit),
+    }

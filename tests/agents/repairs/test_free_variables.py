@@ -1,0 +1,134 @@
+"""`close_free_variables` on hand-made findings.
+
+Expected outputs are exact: the order of candidates is part of each rule's contract (the
+refiner accepts the first candidate the gate passes).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from refinery.agents.models import ErrorClass
+from refinery.agents.repairs import MAX_CANDIDATES, free_variables
+
+from repair_helpers import afters, findings
+
+
+@pytest.mark.parametrize(
+    ("fol", "expected"),
+    [
+        # the formula is about robert, whom the item puts in that slot: name him first
+        (
+            ["Regret(robert, college)", "Regret(x, college) ∧ Sad(robert)"],
+            [
+                "Regret(robert, college) ∧ Sad(robert)",
+                "∃x (Regret(x, college) ∧ Sad(robert))",
+                "∀x (Regret(x, college) ∧ Sad(robert))",
+            ],
+        ),
+        # a rule: ∀ first; the constant from elsewhere last
+        (
+            ["Dog(x) → Animal(x)", "Dog(rex)", "Animal(rex)"],
+            ["∀x (Dog(x) → Animal(x))", "∃x (Dog(x) → Animal(x))", "Dog(rex) → Animal(rex)"],
+        ),
+        # a conjunction: ∃ first
+        (
+            ["Pet(x) ∧ Furry(x)", "Pet(rex)"],
+            ["∃x (Pet(x) ∧ Furry(x))", "∀x (Pet(x) ∧ Furry(x))", "Pet(rex) ∧ Furry(rex)"],
+        ),
+        # inside another quantifier's scope: a lost nested ∃ before the group that uses it;
+        # then among the leading quantifiers, in alphabetical place, ∃ first for a variable
+        # used only in the conclusion's conjunction
+        (
+            ["∀x (Person(x) → (Knows(x, y) ∧ Friend(y)))", "Person(ann)"],
+            [
+                "∀x (Person(x) → ∃y (Knows(x, y) ∧ Friend(y)))",
+                "∀x ∃y (Person(x) → (Knows(x, y) ∧ Friend(y)))",
+                "∀x ∀y (Person(x) → (Knows(x, y) ∧ Friend(y)))",
+            ],
+        ),
+    ],
+)
+def test_free_variable_candidates_in_order(fol: list[str], expected: list[str]) -> None:
+    candidates = free_variables.propose(findings(fol))
+    where = "premises[0]" if "x" in fol[0] else "conclusion"
+    assert afters(candidates) == [[(where, after)] for after in expected]
+    assert all(e.error_class is ErrorClass.FREE_VARIABLE for c in candidates for e in c)
+
+
+@pytest.mark.parametrize(
+    ("text", "sentence", "expected"),
+    [
+        # a lost leading binder goes back among the leading quantifiers (alphabetically), not
+        # before the condition's group, which would scope over the conclusion too
+        (
+            "∀y ((Rapper(x) ∧ Released(x, y)) → RapAlbum(y))",
+            "Rappers release rap albums.",
+            "∀x ∀y ((Rapper(x) ∧ Released(x, y)) → RapAlbum(y))",
+        ),
+        # a twin of an ∃-bound variable ("two distinct cities") is ∃ too
+        (
+            "∃y ∀z (¬(x=z) ∧ ¬(x=y) ∧ City(x) ∧ City(y) ∧ City(z) → Visit(x) ∧ Visit(y) ∧ ¬Visit(z))",
+            "Ann has been to two cities.",
+            "∃x ∃y ∀z (¬(x=z) ∧ ¬(x=y) ∧ City(x) ∧ City(y) ∧ City(z) → Visit(x) ∧ Visit(y) ∧ ¬Visit(z))",
+        ),
+        # a variable used only in a rule's conclusion's conjunction is ∃, in its place
+        (
+            "∀x (Contractor(x) → Site(y) ∧ Oversee(x, y))",
+            "A contractor oversees a site.",
+            "∀x ∃y (Contractor(x) → Site(y) ∧ Oversee(x, y))",
+        ),
+        # FOLIO's "no one": ¬∃x (…)
+        (
+            "¬(Job(x) ∧ Have(ann, x)) ∧ ¬Work(ann)",
+            "Ann has no job and does not work.",
+            "¬∃x (Job(x) ∧ Have(ann, x)) ∧ ¬Work(ann)",
+        ),
+    ],
+)
+def test_a_lost_binder_goes_back_where_folio_puts_it(
+    text: str, sentence: str, expected: str
+) -> None:
+    f = findings([text, "Q(b)"], nl={"premises[0]": sentence})
+    assert afters(free_variables.propose(f))[0] == [("premises[0]", expected)]
+
+
+@pytest.mark.parametrize(
+    ("text", "sentence", "first"),
+    [
+        # "some" over a rule: ∃x (A → B) is as often a slip as ∀x (A → B) is meant — nothing
+        ("Apply(x, visa) → Get(x, visa)", "Some of those who apply for a visa get it.", None),
+        # "some" over a conjunction, "all" over a rule: the wording and the shape agree
+        ("Day(x) ∧ Bad(x)", "Some days are bad.", "∃x (Day(x) ∧ Bad(x))"),
+        ("Dog(x) → Animal(x)", "All dogs are animals.", "∀x (Dog(x) → Animal(x))"),
+        # a conditional is universal even when it says "someone"
+        ("Angry(x) → Yell(x)", "If someone is angry, they yell.", "∀x (Angry(x) → Yell(x))"),
+        # a possibility is existential
+        (
+            "Occur(virus, x) ∧ Get(x, virus)",
+            "When the virus occurs in a being, it may get it.",
+            "∃x (Occur(virus, x) ∧ Get(x, virus))",
+        ),
+    ],
+)
+def test_the_sentence_says_which_quantifier(text: str, sentence: str, first: str | None) -> None:
+    f = findings([text, "Q(b)"], nl={"premises[0]": sentence})
+    candidates = afters(free_variables.propose(f))
+    assert (candidates[0] if candidates else None) == (
+        None if first is None else [("premises[0]", first)]
+    )
+
+
+def test_free_variables_in_two_formulas_are_closed_together_first() -> None:
+    candidates = free_variables.propose(
+        findings(["Dog(x) → Animal(x)", "Cat(y) → Animal(y)", "Animal(rex)"])
+    )
+    assert afters(candidates)[0] == [
+        ("premises[0]", "∀x (Dog(x) → Animal(x))"),
+        ("premises[1]", "∀y (Cat(y) → Animal(y))"),
+    ]
+    assert len(candidates) == MAX_CANDIDATES
+
+
+def test_closed_formulas_get_no_candidates() -> None:
+    assert free_variables.propose(findings(["∀x (Dog(x) → Animal(x))", "Animal(rex)"])) == []

@@ -1,0 +1,397 @@
+"""Publish: the Hub-ready folder loads with `datasets` as users will load it, the card's metadata
+parses, changelogs list exactly what changed, and a push makes exactly the planned commit."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from collections.abc import Iterator
+from itertools import zip_longest
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from refinery import publish
+from refinery.cli import main
+from refinery.errors import RefineryError
+from refinery.publish.card import citation, find_license, hub_license
+from refinery.runs import load_run, update_meta
+
+NOW = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
+REPO_ID = "fol-refinery/folio-sample-refined"
+RELEASE_FILES = [
+    "README.md",
+    "changes/train.parquet",
+    "publish.json",
+    "refined/train.parquet",
+    "report/train/audit.jsonl",
+    "report/train/confusion.png",
+    "report/train/diff.md",
+    "report/train/error_classes.png",
+    "report/train/report.html",
+    "report/train/report.md",
+]
+
+
+@pytest.fixture
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Nothing reaches the network or the user's Hugging Face cache; returns a cache dir."""
+    import datasets
+
+    home = tmp_path / "hf-home"
+    for name, value in (("HF_DATASETS_OFFLINE", "1"), ("HF_HUB_OFFLINE", "1")):
+        monkeypatch.setenv(name, value)
+        monkeypatch.setattr(datasets.config, name, True, raising=False)
+    monkeypatch.setenv("HF_HOME", str(home))
+    return tmp_path / "hf-cache"
+
+
+def _reviewed_copy(sample_run: Path, dest: Path) -> Path:
+    """The sample run after a review round, as `refinery review apply` would write it: one label
+    changed (203), one premise line fixed (901), one premise line added (1101)."""
+    shutil.copytree(sample_run, dest)
+    path = dest / "refined.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        review: dict[str, Any] = {}
+        if row["example_id"] == 203:
+            review = {"label": "False", "reviewer": "ana", "review_note": "premises prove False"}
+        elif row["example_id"] == 901:
+            lines = row["premises-FOL"].split("\n")
+            lines[0] = "∀x (Bird(x) ∧ In(x, aviary) → ¬Fly(x))"
+            review = {"premises-FOL": "\n".join(lines), "reviewer": "ben"}
+        elif row["example_id"] == 1101:
+            review = {
+                "premises-FOL": row["premises-FOL"] + "\n∀x (Retriever(x) → Friendly(x))",
+                "reviewer": "ana",
+            }
+        if review:
+            row |= {"status": "reviewed", "review_decision": "fix", "reason": "", **review}
+            row |= {"reviewed_at": "2026-01-02T00:00:00+00:00", "run_id": dest.name}
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    path.write_text(text, encoding="utf-8")
+    update_meta(dest, run_id=dest.name, kind="review", parent=sample_run.name)
+    return dest
+
+
+def _expected_changes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The changes computed here, independently of `refinery.publish`."""
+    out = []
+    for r in rows:
+        pairs = zip_longest(r["original_premises_fol"].split("\n"), r["premises-FOL"].split("\n"))
+        fields = [(f"premises-FOL[{i}]", b, a) for i, (b, a) in enumerate(pairs)]
+        fields += [("conclusion-FOL", r["original_conclusion_fol"], r["conclusion-FOL"])]
+        fields += [("label", r["original_label"], r["label"])]
+        for field, before, after in fields:
+            if before != after:
+                who = {k: r[k] for k in ("status", "reason", "reviewer", "repaired_by")}
+                out.append({"id": r["id"], "field": field, "before": before, "after": after, **who})
+    return out
+
+
+def _front_matter(folder: Path) -> dict[str, Any]:
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    head, sep, _ = text.removeprefix("---\n").partition("\n---\n")
+    assert text.startswith("---\n") and sep
+    meta: dict[str, Any] = yaml.safe_load(head)
+    return meta
+
+
+class FakeHub:
+    """Records every call a push makes, in order; answers like the Hub."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+    def create_repo(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append(("create_repo", args, kwargs))
+
+    def create_commit(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append(("create_commit", args, kwargs))
+        return type("CommitInfo", (), {"oid": "abc123", "commit_url": "https://hub/commit/abc123"})
+
+    def create_tag(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append(("create_tag", args, kwargs))
+
+
+@pytest.fixture
+def published(sample_run: Path, tmp_path: Path) -> Iterator[publish.Publication]:
+    yield publish.build(load_run(sample_run), tmp_path / "pub", repo_id=REPO_ID, now=NOW)
+
+
+def test_the_refined_config_is_the_default_and_holds_every_row(
+    published: publish.Publication, sample_run: Path, offline: Path
+) -> None:
+    import datasets
+
+    loaded = datasets.load_dataset(str(published.folder), cache_dir=str(offline))
+    assert list(loaded) == ["train"]  # the run's "all" split: `datasets` reserves that name
+    rows = load_run(sample_run).refined_rows()
+    got = loaded["train"].to_list()
+    assert [r["id"] for r in got] == [r["id"] for r in rows] and len(got) == 16
+    assert got == rows  # every column: refined FOL, labels, status, provenance, same types
+    assert loaded["train"].features["premises-FOL"].dtype == "string"
+    assert loaded["train"].features["example_id"].dtype == "int64"
+
+
+def test_the_changes_config_lists_every_changed_field(
+    sample_run: Path, tmp_path: Path, offline: Path
+) -> None:
+    import datasets
+
+    run = load_run(_reviewed_copy(sample_run, tmp_path / "20260102-000000-review"))
+    built = publish.build(run, tmp_path / "pub", repo_id=REPO_ID, now=NOW)
+    changes = datasets.load_dataset(str(built.folder), "changes", cache_dir=str(offline))
+    expected = _expected_changes(run.refined_rows())
+    assert changes["train"].to_list() == expected
+    fields = {(c["id"].rsplit("/", 1)[1], c["field"]) for c in expected if c["reviewer"]}
+    assert fields == {
+        ("203", "label"),
+        ("901", "premises-FOL[0]"),
+        ("1101", "premises-FOL[2]"),
+    }  # plus the six rule repairs of the refine run
+    added = next(c for c in expected if c["id"].endswith("/1101"))
+    assert added["before"] is None and added["after"] == "∀x (Retriever(x) → Friendly(x))"
+    assert len(expected) == 9
+    diff = (built.folder / "report/train/diff.md").read_text(encoding="utf-8")
+    assert "9 fields changed in 9 of 16 items" in diff and "+ False" in diff
+
+
+def test_change_rows_read_list_premises_and_unequal_line_counts() -> None:
+    row = {
+        "id": "d/s/1",
+        "premises-FOL": ["P(a)", "Q(b)"],  # FOLIO v0 keeps premises as lists
+        "original_premises_fol": ["P(a)", "Q(a)", "R(c)"],
+        "conclusion-FOL": "S(a)",
+        "original_conclusion_fol": "S(a)",
+        "label": None,
+        "original_label": None,
+        "status": "repaired",
+        "reason": "",
+        "reviewer": "",
+        "repaired_by": "x",
+    }
+    assert [(c["field"], c["before"], c["after"]) for c in publish.change_rows([row])] == [
+        ("premises-FOL[1]", "Q(a)", "Q(b)"),
+        ("premises-FOL[2]", "R(c)", None),
+    ]
+
+
+def test_the_card_names_configs_license_and_says_first_release(
+    published: publish.Publication,
+) -> None:
+    meta = _front_matter(published.folder)
+    assert meta["license"] == "cc0-1.0"  # "License: CC0." in the sample's PROVENANCE.md
+    assert meta["language"] == ["en"] and meta["task_categories"] == ["text-classification"]
+    assert meta["configs"] == [
+        {
+            "config_name": "refined",
+            "default": True,
+            "data_files": [{"split": "train", "path": "refined/train.parquet"}],
+        },
+        {
+            "config_name": "changes",
+            "data_files": [{"split": "train", "path": "changes/train.parquet"}],
+        },
+    ]
+    card = (published.folder / "README.md").read_text(encoding="utf-8")
+    assert f'load_dataset("{REPO_ID}", "changes")' in card
+    assert "| train | `20260101-000000` | 16 | 6 | 6 | 0 | 4 |" in card
+    assert "first release: split `train`" in card and "No label was changed." in card
+    assert "names no publication to cite" in card and "/work" not in card  # no local paths
+
+
+def test_licenses_come_from_beside_the_source_or_say_unknown(tmp_path: Path) -> None:
+    source = tmp_path / "data.jsonl"
+    assert find_license(str(source), "mine").id == "unknown"
+    (tmp_path / "LICENSE").write_text("MIT License\n\nCopyright ...\n", encoding="utf-8")
+    assert find_license(str(source), "mine").id == "mit"
+    (tmp_path / "PROVENANCE.md").write_text("# x\n\n**License:** CC BY-SA 4.0\n", encoding="utf-8")
+    assert find_license(str(source), "mine").id == "cc-by-sa-4.0"  # PROVENANCE.md comes first
+    assert find_license(str(source), "mine", override="Apache-2.0").id == "apache-2.0"
+    assert find_license("hf:someone/folio:train", "folio-v2").id == "cc-by-sa-4.0"
+    assert find_license(str(tmp_path / "x" / "y.jsonl"), "odd").id == "unknown"
+    assert hub_license("Creative Commons Attribution 4.0 International") == "cc-by-4.0"
+    assert citation("folio-v2") and "2209.00840" in (citation("folio") or "")
+    assert "Tafjord" in (citation("proofwriter") or "") and citation("folio-sample") is None
+
+
+def test_an_unknown_license_is_said_and_empty_columns_keep_their_type(
+    sample_run: Path, tmp_path: Path
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run = load_run(shutil.copytree(sample_run, tmp_path / "run"))
+    update_meta(run.path, source=str(tmp_path / "elsewhere" / "data.jsonl"))
+    rows = [{**r, "review_note": None, "story_id": None} for r in run.refined_rows()]
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    (run.path / "refined.jsonl").write_text(text, encoding="utf-8")
+    built = publish.build(load_run(run.path), tmp_path / "pub", repo_id=REPO_ID, now=NOW)
+    assert _front_matter(built.folder)["license"] == "unknown"
+    assert "**unknown**: no license was found" in (built.folder / "README.md").read_text()
+    schema = pq.read_schema(built.folder / "refined/train.parquet")
+    assert schema.field("review_note").type == pa.string()  # not null-typed
+    assert schema.field("story_id").type == pa.int64()
+
+
+def test_push_plan_is_every_release_file_and_a_message(published: publish.Publication) -> None:
+    folder = published.folder
+    plan = publish.plan_push(folder)
+    assert plan.operations == tuple(publish.Operation("add", f, folder / f) for f in RELEASE_FILES)
+    assert plan.repo_id == REPO_ID and plan.tag == "v1"
+    assert plan.message == "v1: folio-sample (train), first release"
+    assert plan.description == (
+        "Runs:\n- split `train`: run `20260101-000000`\n\nChanges:\n"
+        "- first release: split `train` from run `20260101-000000` (16 items)"
+    )
+    assert json.loads((folder / "publish.json").read_text())["files"] == RELEASE_FILES
+
+
+def test_push_makes_one_commit_and_one_tag(published: publish.Publication) -> None:
+    plan = publish.plan_push(published.folder)
+    hub = FakeHub()
+    assert publish.push(hub, plan) == "https://hub/commit/abc123"
+    assert [c[0] for c in hub.calls] == ["create_repo", "create_commit", "create_tag"]
+    assert hub.calls[0][1:] == ((REPO_ID,), {"repo_type": "dataset", "exist_ok": True})
+    (repo, ops), commit = hub.calls[1][1], hub.calls[1][2]
+    assert repo == REPO_ID and commit == {
+        "commit_message": plan.message,
+        "commit_description": plan.description,
+        "repo_type": "dataset",
+    }
+    assert [(op.path_in_repo, op.path_or_fileobj) for op in ops] == [
+        (f, str(published.folder / f)) for f in RELEASE_FILES
+    ]
+    assert hub.calls[2][1:] == (
+        (REPO_ID,),
+        {"tag": "v1", "tag_message": plan.message, "revision": "abc123", "repo_type": "dataset"},
+    )
+
+
+def test_a_real_client_without_network_fails_with_a_clear_error(
+    published: publish.Publication, offline: Path
+) -> None:
+    from huggingface_hub import HfApi
+
+    api = HfApi(endpoint="http://127.0.0.1:9", token="hf_not_a_token")  # nothing listens there
+    with pytest.raises(RefineryError, match=f"push to {REPO_ID} failed while creating the repo"):
+        publish.push(api, publish.plan_push(published.folder))
+
+
+def test_changelog_lists_exactly_what_a_review_changed(sample_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pub"
+    first = publish.build(load_run(sample_run), out, repo_id=REPO_ID, now=NOW)
+    plan = publish.plan_push(out)
+    publish.record_push(out, plan, publish.push(FakeHub(), plan))
+    reviewed = load_run(_reviewed_copy(sample_run, tmp_path / "20260102-000000-review"))
+    second = publish.build(reviewed, out, repo_id=REPO_ID, now=NOW)
+    assert second.manifest["version"] == 2 and second.manifest["tag"] == "v2"
+    ids = {n: f"folio-sample/all/{n}" for n in (203, 901, 1101)}
+    assert second.entry["previous"] == "v1"
+    assert second.entry["splits"] == [
+        {
+            "split": "train",
+            "run_id": "20260102-000000-review",
+            "previous_run_id": "20260101-000000",
+            "added": [],
+            "removed": [],
+            "status": [[ids[n], "needs_review", "reviewed"] for n in (203, 901, 1101)],
+            "label": [[ids[203], "True", "False"]],
+            "fol": [ids[901], ids[1101]],
+        }
+    ]
+    assert second.manifest["changelog"][1] == first.entry
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert f"label changed (1): `{ids[203]}: True → False`" in card
+    assert f"| train | `{ids[203]}` | True | False | ana | premises prove False |" in card
+    assert "### v1 (2026-01-02)" in card and "### v2 (2026-01-02)" in card
+    plan = publish.plan_push(out)
+    assert plan.message == (
+        "v2: folio-sample (train), since v1: 3 status changed, 1 label changed, 2 FOL changed"
+    )
+    # a dry run then --push rebuilds the same draft: same version, same changelog
+    again = publish.build(reviewed, out, repo_id=REPO_ID, now=NOW)
+    assert again.manifest == second.manifest
+
+
+def test_previous_folder_is_the_baseline_and_gone_files_are_deleted(
+    sample_run: Path, tmp_path: Path
+) -> None:
+    old = publish.build(load_run(sample_run), tmp_path / "old", repo_id=REPO_ID, now=NOW)
+    copy = shutil.copytree(sample_run, tmp_path / "20260103-000000")
+    update_meta(copy, run_id=copy.name, split="validation")
+    new = publish.build(
+        load_run(copy), tmp_path / "new", repo_id=REPO_ID, previous=old.folder, now=NOW
+    )
+    assert new.manifest["version"] == 2 and new.split == "validation"
+    entries = {s["split"]: s for s in new.entry["splits"]}
+    assert entries["train"]["run_id"] is None and len(entries["train"]["removed"]) == 16
+    assert len(entries["validation"]["added"]) == 16
+    deletes = [
+        op.path_in_repo for op in publish.plan_push(new.folder).operations if op.kind == "delete"
+    ]
+    assert deletes == [f for f in RELEASE_FILES if "train" in f]
+
+
+def test_a_folder_for_another_repo_or_dataset_is_refused(
+    published: publish.Publication, sample_run: Path
+) -> None:
+    with pytest.raises(RefineryError, match="choose another --out"):
+        publish.build(load_run(sample_run), published.folder, repo_id="someone/else")
+    with pytest.raises(RefineryError, match="OWNER/NAME"):
+        publish.build(load_run(sample_run), published.folder, repo_id="no-slash")
+
+
+def test_cli_builds_the_folder_and_prints_what_a_push_would_send(
+    sample_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "pub"
+    assert main(["publish", str(sample_run), "--repo-id", REPO_ID, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "release v1 (version 1): first release" in printed
+    assert f"commit to https://huggingface.co/datasets/{REPO_ID}, then tag v1" in printed
+    assert all(f"add    {f}" in printed for f in RELEASE_FILES)
+    assert "dry run: nothing was uploaded" in printed
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == RELEASE_FILES
+
+
+def test_cli_push_without_a_token_is_a_clear_error(
+    sample_run: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import huggingface_hub
+
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: None)
+    argv = ["publish", str(sample_run), "--repo-id", REPO_ID, "--out", str(tmp_path / "p")]
+    assert main([*argv, "--push"]) == 2
+    assert "refinery: error: no Hugging Face token" in capsys.readouterr().err
+    assert not (tmp_path / "p" / publish.PUSH_RECORD).exists()
+
+
+def test_cli_push_sends_the_plan_and_records_it(
+    sample_run: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    hub = FakeHub()
+    monkeypatch.setattr(publish, "hub_api", lambda: hub)
+    out = tmp_path / "p"
+    argv = ["publish", str(sample_run), "--repo-id", REPO_ID, "--out", str(out), "--tag", "r1"]
+    assert main([*argv, "--push"]) == 0
+    assert f"pushed {REPO_ID} r1: https://hub/commit/abc123" in capsys.readouterr().out
+    assert [c[0] for c in hub.calls] == ["create_repo", "create_commit", "create_tag"]
+    record = json.loads((out / publish.PUSH_RECORD).read_text(encoding="utf-8"))
+    assert (record["version"], record["tag"], record["commit"]) == (
+        1,
+        "r1",
+        "https://hub/commit/abc123",
+    )
+    assert main(argv[:-2]) == 0  # the next build is a new release against the pushed one
+    assert "release v2 (version 2): since r1: no item changes" in capsys.readouterr().out

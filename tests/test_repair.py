@@ -1,0 +1,281 @@
+"""The repair loop and its gate, with real provers (Z3 and E) and scripted or real agents."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from refinery.check import Checker
+from refinery.errors import ConfigError
+from refinery.outcomes import Outcome, Status
+from refinery.prove.verdict import Budget
+from refinery.repair import RepairConfig, repair_item, repair_items
+from vampire.registry import build_provers
+
+from fakes import ScriptedLLM, make_item
+
+PROVERS = ["z3", "eprover"]
+
+
+@pytest.fixture(scope="module")
+def checker() -> Checker:
+    return Checker(build_provers(PROVERS), Budget(seconds=5))
+
+
+def _run(
+    checker: Checker, item: object, config: RepairConfig | None = None, client: object = None
+) -> Outcome:
+    (row,) = checker.check_story([item])  # type: ignore[list-item]
+    return repair_item(item, row, checker=checker, config=config or RepairConfig(), client=client)  # type: ignore[arg-type]
+
+
+def test_verified_items_pass_through_untouched(checker: Checker) -> None:
+    item = make_item(1, ["∀x (Dog(x) → Animal(x))", "Dog(rex)"], "Animal(rex)", "True")
+    out = _run(checker, item)
+    assert (out.status, out.rounds, out.edits) == (Status.VERIFIED, 0, ())
+    assert out.refined_premises_fol == item.premises_fol
+
+
+def test_unbalanced_parenthesis_is_repaired_and_the_label_kept(checker: Checker) -> None:
+    item = make_item(1, ["∀x (Dog(x) → Animal(x)", "Dog(rex)"], "Animal(rex)", "True")
+    out = _run(checker, item)
+    assert out.status == "repaired" and out.repaired_by == "balance_parentheses"
+    assert out.refined_premises_fol[0] == "∀x (Dog(x) → Animal(x))"
+    assert out.label == out.original_label == "True"
+    assert out.final_category == "verified"
+    (edit,) = out.edits
+    assert (edit["where"], edit["before"], edit["after"]) == (
+        "premises[0]",
+        "∀x (Dog(x) → Animal(x)",
+        "∀x (Dog(x) → Animal(x))",
+    )
+
+
+def test_two_errors_are_repaired_over_two_rounds(checker: Checker) -> None:
+    # round 1 balances the parenthesis (progress: now a lint error), round 2 binds the free x
+    item = make_item(1, ["∀x (Dog(x) → Animal(x)", "Dog(rex)"], "∃y (Animal(y)) ∧ Dog(x)", "True")
+    out = _run(checker, item)
+    assert out.status == "repaired", out.audit
+    assert out.rounds == 2
+    assert [e["source"] for e in out.edits] == ["balance_parentheses", "close_free_variables"]
+
+
+def test_a_wrong_label_is_never_changed_but_suggested(checker: Checker) -> None:
+    item = make_item(1, ["∀x (Dog(x) → Animal(x))", "Dog(rex)"], "¬Animal(rex)", "True")
+    out = _run(checker, item)
+    assert (out.status, out.reason) == ("needs_review", "label_mismatch")
+    assert (out.label, out.suggested_label) == ("True", "False")
+    assert "label_error" in out.error_classes
+
+
+def test_the_gate_rejects_a_candidate_that_proves_another_label(checker: Checker) -> None:
+    # both closures of the free variable parse; only one makes the provers derive the gold label
+    item = make_item(1, ["Dog(rex)", "¬Dog(fido)"], "Dog(x)", "Uncertain")
+    out = _run(checker, item)
+    candidates = out.audit["rounds"][0]["candidates"]
+    assert any(not c["accepted"] and c["category"] == "label_mismatch" for c in candidates)
+    if out.status == "repaired":
+        assert out.final_category == "verified"
+
+
+def test_llm_edit_is_accepted_only_through_the_gate(checker: Checker) -> None:
+    item = make_item(1, ["¬∀x (Bird(x) → Fly(x))", "Bird(kiwi)"], "¬Fly(kiwi)", "True")
+    wrong = {
+        "edits": [
+            {"where": "conclusion", "after": "Fly(kiwi)", "error_class": "scope", "rationale": "x"}
+        ]
+    }
+    right = {
+        "edits": [
+            {
+                "where": "premises[0]",
+                "after": "∀x (Bird(x) → ¬Fly(x))",
+                "error_class": "scope",
+                "rationale": "no bird flies",
+            }
+        ]
+    }
+    critique = {
+        "diagnoses": [
+            {
+                "where": "premises[0]",
+                "error_class": "scope",
+                "explanation": "negation scope",
+                "confidence": "high",
+                "suggested_label": None,
+            }
+        ]
+    }
+    client = ScriptedLLM(
+        {"critique": [json.dumps(critique)], "refine": [json.dumps(wrong), json.dumps(right)]}
+    )
+    out = _run(checker, item, RepairConfig(agents=("rules", "llm"), llm_rounds=2), client)
+    assert out.status == "repaired" and out.repaired_by == "llm:scripted"
+    assert client.calls == ["critique", "refine", "refine"]  # the critique is asked once
+    rounds = out.audit["rounds"]
+    assert rounds[0]["candidates"][-1]["accepted"] is False  # round 1: the wrong edit is rejected
+    assert rounds[-1]["candidates"][-1]["accepted"] is True
+    assert out.refined_premises_fol[0] == "∀x (Bird(x) → ¬Fly(x))"
+
+
+@pytest.mark.parametrize(
+    "reply", ["", "{not json", '{"edits": [{"where": "premises[9]"}]}', '{"edits": []}']
+)
+def test_bad_llm_replies_end_as_recorded_outcomes(checker: Checker, reply: str) -> None:
+    item = make_item(1, ["¬∀x (Bird(x) → Fly(x))", "Bird(kiwi)"], "¬Fly(kiwi)", "True")
+    client = ScriptedLLM({"critique": [reply], "refine": [reply]})
+    out = _run(checker, item, RepairConfig(agents=("rules", "llm")), client)
+    assert out.status == "needs_review"
+    calls = out.audit["rounds"][0]["llm_calls"]
+    assert [c["purpose"] for c in calls] == ["critique", "refine"]
+    if reply in ("", "{not json"):
+        assert all(c["error"] for c in calls)
+
+
+def test_llm_rounds_bound_the_model_calls(checker: Checker) -> None:
+    item = make_item(1, ["¬∀x (Bird(x) → Fly(x))", "Bird(kiwi)"], "¬Fly(kiwi)", "True")
+    wrong = {
+        "edits": [
+            {"where": "conclusion", "after": "Fly(kiwi)", "error_class": "scope", "rationale": "x"}
+        ]
+    }
+    client = ScriptedLLM({"critique": ['{"diagnoses": []}'], "refine": [json.dumps(wrong)]})
+    out = _run(checker, item, RepairConfig(agents=("rules", "llm"), llm_rounds=1), client)
+    assert out.status == "needs_review" and client.calls == ["critique", "refine"]
+
+
+def test_config_validation() -> None:
+    with pytest.raises(ConfigError, match="agents"):
+        RepairConfig(agents=("llm",))
+    with pytest.raises(ConfigError, match="max_rounds"):
+        RepairConfig(max_rounds=0)
+
+
+def test_repair_items_keeps_order_and_runs_in_workers() -> None:
+    items = [
+        make_item(1, ["∀x (Dog(x) → Animal(x)", "Dog(rex)"], "Animal(rex)", "True", story_id=1),
+        make_item(2, ["P(a)"], "P(a)", "True", story_id=2),
+        make_item(3, ["P(a)"], "¬P(a)", "True", story_id=3),
+    ]
+    from refinery.check import check_items
+
+    rows = check_items(
+        items, prover_factory=build_provers, prover_names=PROVERS, budget=Budget(), workers=1
+    )
+    outcomes = repair_items(
+        items,
+        rows,
+        prover_factory=build_provers,
+        prover_names=PROVERS,
+        budget=Budget(),
+        config=RepairConfig(),
+        workers=2,
+    )
+    assert [o.id for o in outcomes] == [it.id for it in items]
+    assert [o.status for o in outcomes] == ["repaired", "verified", "needs_review"]
+
+
+_CALLS: list[object] = []
+
+
+def _counting_factory(names: object) -> list[object]:
+    provers = build_provers(PROVERS)
+    for prover in provers:
+        original = prover.check
+
+        def check(problem: object, budget: object, _original: object = original) -> object:
+            _CALLS.append(problem)
+            return _original(problem, budget)  # type: ignore[operator]
+
+        prover.check = check  # type: ignore[method-assign]
+        if hasattr(prover, "check_many"):
+            many = prover.check_many
+
+            def check_many(
+                axioms: object, goals: list[object], budget: object, _many: object = many
+            ) -> object:
+                _CALLS.extend(goals)
+                return _many(axioms, goals, budget)  # type: ignore[operator]
+
+            prover.check_many = check_many  # type: ignore[attr-defined]
+    return provers
+
+
+def test_outcome_cache_skips_the_loop_on_unchanged_items(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from refinery.check import check_items
+
+    items = [make_item(1, ["∀x (Dog(x) → Animal(x)", "Dog(rex)"], "Animal(rex)", "True")]
+    rows = check_items(
+        items, prover_factory=build_provers, prover_names=PROVERS, budget=Budget(), workers=1
+    )
+    store = Path(str(tmp_path)) / "outcomes.sqlite"
+    common = {
+        "prover_factory": _counting_factory,
+        "prover_names": PROVERS,
+        "budget": Budget(),
+        "config": RepairConfig(),
+        "workers": 1,
+        "outcome_cache": store,
+    }
+    _CALLS.clear()
+    first = repair_items(items, rows, **common)  # type: ignore[arg-type]
+    assert _CALLS, "the first run re-checks candidates"
+    _CALLS.clear()
+    second = repair_items(items, rows, **common)  # type: ignore[arg-type]
+    assert _CALLS == [] and second == first
+    # a changed option is a different key: the loop runs again
+    repair_items(items, rows, **{**common, "config": RepairConfig(max_rounds=2)})  # type: ignore[arg-type]
+    assert _CALLS
+
+
+@pytest.mark.llm
+def test_the_loop_with_the_real_embedded_model(checker: Checker, tmp_path: object) -> None:
+    """The real OpenAI-compatible path inside the loop: whatever the 135M model answers, the
+    outcome is recorded and nothing it proposes is accepted without passing the gate."""
+    from pathlib import Path
+
+    from refinery.agents.embedded import serve_embedded
+    from refinery.agents.llm import OpenAICompatibleClient
+
+    item = make_item(
+        1,
+        ["¬∀x (Bird(x) → Fly(x))", "Bird(kiwi)"],
+        "¬Fly(kiwi)",
+        "True",
+        premises=["No bird can fly.", "Kiwi is a bird."],
+    )
+    with serve_embedded() as served:
+        client = OpenAICompatibleClient(
+            served.base_url,
+            "not-needed",
+            served.model,
+            timeout=120,
+            cache_path=Path(str(tmp_path)) / "llm.sqlite",
+        )
+        out = _run(checker, item, RepairConfig(agents=("rules", "llm")), client)
+    calls = [c for r in out.audit["rounds"] for c in r["llm_calls"]]
+    assert [c["purpose"] for c in calls] == ["critique", "refine"]
+    assert all(c["model"] == f"llm:{served.model}" for c in calls)
+    assert all(c["error"] or c["completion_tokens"] > 0 for c in calls)
+    if out.status == "repaired":  # only through the gate: the provers now derive the gold label
+        assert out.final_category == "verified" and out.repaired_by.startswith("llm:")
+    else:
+        assert out.status == "needs_review" and out.refined_premises_fol == item.premises_fol
+
+
+@pytest.mark.parametrize(
+    ("category", "suggested"), [("semantics_mismatch", ""), ("label_error_candidate", "False")]
+)
+def test_dataset_semantics_categories_go_to_review_unrepaired(
+    checker: Checker, category: str, suggested: str
+) -> None:
+    # ProofWriter's FOL is generated from its representations: only the label is in doubt
+    item = make_item(1, ["P(a)"], "P(a)", "True")
+    (row,) = checker.check_story([item])
+    row = {**row, "category": category, "label_dataset": "False"}
+    out = repair_item(item, row, checker=checker, config=RepairConfig())
+    assert (out.status, out.reason, out.rounds) == ("needs_review", category, 0)
+    assert out.suggested_label == suggested and out.label == "True"
