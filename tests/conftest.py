@@ -81,5 +81,7 @@ def prefect_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     prefect_environment()  # also creates PREFECT_HOME: the temporary server needs it
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness():
+    # a fresh PREFECT_HOME registers blocks and migrates on the first start: slow on two cores,
+    # so the harness waits as long as the product does (refinery.config.prefect_environment)
+    with prefect_test_harness(server_startup_timeout=None):
         yield
