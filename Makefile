@@ -38,6 +38,7 @@ test: $(STAMP) tmux
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_check.py
+	$(PY) benchmarks/bench_evidence.py
 	$(PY) benchmarks/bench_refine.py
 	$(PY) benchmarks/bench_faithfulness.py
 	$(PY) benchmarks/bench_proofwriter.py

@@ -25,7 +25,7 @@ from refinery import config
 from refinery.check import check_items
 from refinery.datasets.folio import load
 from refinery.prove.verdict import Budget
-from refinery.summary import category_counts, prover_agreement
+from refinery.summary import all_agree, category_counts, prover_agreement, seconds_per_item
 from vampire.registry import build_provers, resolve_names
 
 BUDGET_STATUSES = {"Timeout", "ResourceOut"}
@@ -80,6 +80,11 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--budget", type=float, default=config.DEFAULT_BUDGET_SECONDS)
     parser.add_argument(
+        "--provers",
+        default=",".join(config.DEFAULT_PROVERS),
+        help="e.g. z3,eprover,vampire (VAMPIRE_PATH names the Vampire binary)",
+    )
+    parser.add_argument(
         "--data", type=Path, default=Path(os.environ.get("REFINERY_SHARED_DATA", "../shared/data"))
     )
     args = parser.parse_args()
@@ -92,7 +97,7 @@ def main() -> int:
         for split in ("train", "validation")
         for it in load(folder / f"folio_v2_{split}.jsonl").items
     ]
-    names = resolve_names(list(config.DEFAULT_PROVERS))
+    names = resolve_names(args.provers.split(","))
     budget = Budget(seconds=args.budget, rlimit=config.DEFAULT_RLIMIT)
     print(
         f"FOLIO v2: {len(items)} items; provers {', '.join(names)}; {args.workers} workers; "
@@ -105,11 +110,23 @@ def main() -> int:
     print(
         "categories            " + ", ".join(f"{k} {v}" for k, v in category_counts(rows).items())
     )
-    if len(names) >= 2:
-        a = prover_agreement(rows, names[0], names[1])
+    for i, a_name in enumerate(names):
+        for b_name in names[i + 1 :]:
+            a = prover_agreement(rows, a_name, b_name)
+            print(
+                f"agreement {a_name}/{b_name}: {a.agree}/{a.both_decided} = {a.rate:.2%} "
+                "of items both decide"
+            )
+    if len(names) > 2:
+        same, every = all_agree(rows, names)
         print(
-            f"agreement             {a.agree}/{a.both_decided} = {a.rate:.2%} of items both decide"
+            f"all {len(names)} agree          {same}/{every} = "
+            f"{same / max(1, every):.2%} of items all decide"
         )
+    print(
+        "prover time per item  "
+        + ", ".join(f"{p} {seconds_per_item(rows, p) * 1000:.1f} ms" for p in names)
+    )
 
     slow = [r for r in rows if _hit_budget(r, names)]
     print(f"\nitems that hit the budget: {len(slow)}")

@@ -32,7 +32,7 @@ from refinery.datasets.records import Item
 from refinery.labels import Label
 from refinery.logic.syntax import Formula
 from refinery.prove.verdict import Budget
-from refinery.summary import category_counts, prover_agreement
+from refinery.summary import all_agree, category_counts, prover_agreement, seconds_per_item
 from vampire.registry import build_provers, resolve_names
 
 _FLIP = {Label.TRUE: Label.FALSE, Label.FALSE: Label.UNCERTAIN, Label.UNCERTAIN: Label.TRUE}
@@ -95,6 +95,11 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--budget", type=float, default=config.DEFAULT_BUDGET_SECONDS)
     parser.add_argument("--examples", type=int, default=4)
+    parser.add_argument(
+        "--provers",
+        default=",".join(config.DEFAULT_PROVERS),
+        help="e.g. z3,eprover,vampire (VAMPIRE_PATH names the Vampire binary)",
+    )
     parser.add_argument("--flip", type=int, default=20, help="gold labels flipped on purpose")
     parser.add_argument(
         "--data", type=Path, default=Path(os.environ.get("REFINERY_SHARED_DATA", "../shared/data"))
@@ -108,7 +113,7 @@ def main() -> int:
     loaded = load_any(path)
     load_s = time.perf_counter() - started
     items = list(loaded.items)
-    names = resolve_names(list(config.DEFAULT_PROVERS))
+    names = resolve_names(args.provers.split(","))
     budget = Budget(seconds=args.budget, rlimit=config.DEFAULT_RLIMIT)
     theories = len({it.story_id for it in items})
     print(
@@ -146,9 +151,17 @@ def main() -> int:
             "gold → classical      "
             + ", ".join(f"{g}→{c} {n}" for (g, c), n in sorted(confusion.items()))
         )
-        if len(names) >= 2:
-            a = prover_agreement(rows, names[0], names[1])
-            print(f"{names[0]} vs {names[1]}          {a.agree}/{a.both_decided} = {a.rate:.2%}")
+        for i, a_name in enumerate(names):
+            for b_name in names[i + 1 :]:
+                a = prover_agreement(rows, a_name, b_name)
+                print(f"{a_name} vs {b_name}: {a.agree}/{a.both_decided} = {a.rate:.2%}")
+        if len(names) > 2:
+            same, every = all_agree(rows, names)
+            print(f"all {len(names)} agree: {same}/{every} = {same / max(1, every):.2%}")
+        print(
+            "prover time per question "
+            + ", ".join(f"{p} {seconds_per_item(rows, p) * 1000:.2f} ms" for p in names)
+        )
         by_id = {it.id: it for it in items}
         _show(rows, by_id, "semantics_mismatch", args.examples)
         _show(rows, by_id, "label_error_candidate", args.examples)

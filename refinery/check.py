@@ -6,6 +6,11 @@ premise set is asked once, identical questions are asked once (the negation of a
 answers all of a story's questions on one solver. Each prover's verdicts go through the
 content-hash cache, so an unchanged item costs a lookup.
 
+Every row says why (`refinery.prove.evidence`): the premises each prover's proof used, and for
+an item whose provers say Uncertain against a gold True or False, a small countermodel from the
+first model finder among the provers (Vampire's finite model builder, else Z3), asked once per
+item and cached like any verdict.
+
 `check_items` runs stories in worker processes and returns one row per item (input order) with
 the columns documented in `CATEGORIES` and `check_items`. For datasets with their own reasoning
 semantics (ProofWriter: forward chaining) it then adds that semantics' label and refines the
@@ -28,15 +33,17 @@ from typing import Any
 from refinery.datasets import dataset_labels
 from refinery.datasets.records import Item
 from refinery.labels import Label
+from refinery.logic.analysis import negation
 from refinery.logic.diagnostics import Issue
 from refinery.logic.errors import SyntaxProblem
 from refinery.logic.lint import lint
 from refinery.logic.parse import Parsed, try_parse
-from refinery.logic.syntax import Formula, Not
+from refinery.logic.syntax import Formula
 from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
 from refinery.prove.cache import VerdictCache, problem_key
 from refinery.prove.decide import Agreement, combine, decide
-from refinery.prove.verdict import Budget, Problem, Prover, Verdict
+from refinery.prove.evidence import ModelVerdict, evidence_detail, evidence_lines, wanted_models
+from refinery.prove.verdict import Budget, ModelFinder, Problem, Prover, Verdict
 from refinery.store import JsonStore
 
 #: Item categories, in the order they are tested: the first that applies wins.
@@ -59,6 +66,9 @@ CATEGORIES = (
 DATASET_CATEGORIES = ("label_error_candidate", "semantics_mismatch")
 
 ProverFactory = Callable[[Sequence[str]], list[Prover]]
+
+#: Model finders in order of preference: Vampire's finite model builder, then Z3's search.
+MODEL_FINDERS = ("vampire", "z3")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,20 +123,6 @@ def lint_item(p: ParsedItem) -> list[Issue]:
     )
 
 
-def negation(f: Formula) -> Formula:
-    """The negated conclusion to ask about: ``φ`` for ``¬φ``, else ``¬φ``.
-
-    Dropping the double negation is sound and lets paired questions share a prover call: the
-    negation of "Bob is not big" (``¬Big(bob)``) is the conclusion of "Bob is big".
-
-    >>> from refinery.logic.syntax import Const, Pred
-    >>> big = Pred("Big", (Const("bob"),))
-    >>> negation(Not(big)) == big and negation(big) == Not(big)
-    True
-    """
-    return f.body if isinstance(f, Not) else Not(f)
-
-
 @dataclass
 class Checker:
     """Answers the three questions for every item of a story with each prover, through a cache."""
@@ -134,18 +130,53 @@ class Checker:
     provers: list[Prover]
     budget: Budget
     cache: VerdictCache = field(default_factory=lambda: VerdictCache(None))
+    #: say why (cores, countermodels, the `evidence` column); off, only the labels are decided
+    evidence: bool = True
+
+    @property
+    def model_finders(self) -> list[ModelFinder]:
+        """Our provers that find countermodels, in the order of `MODEL_FINDERS`."""
+        finders = {p.name: p for p in self.provers if isinstance(p, ModelFinder)}
+        return [finders[n] for n in MODEL_FINDERS if n in finders]
+
+    def _models(self, p: ParsedItem, label: Label | None) -> list[ModelVerdict]:
+        """Countermodels for the directions `wanted_models` names, through the cache.
+
+        Each direction asks the finders in turn until one shows a model (Vampire's builder
+        sometimes settles a problem in preprocessing and prints no model).
+        """
+        wanted = wanted_models(label, p.item.label) if self.evidence else ()
+        if not wanted or p.conclusion is None:
+            return []
+        axioms = tuple(f for f in p.premises if f is not None)
+        found = []
+        for direction in wanted:
+            goal = p.conclusion if direction == "pos" else negation(p.conclusion)
+            problem = Problem(axioms, goal)
+            for finder in self.model_finders:
+                key = problem_key(f"{finder.name}:model", finder.version(), self.budget, problem)
+                verdict = self.cache.get(key)
+                if verdict is None:
+                    verdict = finder.find_model(problem, self.budget)
+                    self.cache.put(key, verdict)
+                found.append(ModelVerdict(direction, verdict))
+                if verdict.countermodel is not None:
+                    break
+        return found
 
     def _ask(
         self, prover: Prover, axioms: tuple[Formula, ...], goals: list[Formula | None]
     ) -> list[Verdict]:
         version = prover.version()
-        keys = [problem_key(prover.name, version, self.budget, Problem(axioms, g)) for g in goals]
+        # verdicts with and without evidence are different answers: key them apart
+        name = prover.name if self.evidence else f"{prover.name}:labels"
+        keys = [problem_key(name, version, self.budget, Problem(axioms, g)) for g in goals]
         out: list[Verdict | None] = [self.cache.get(k) for k in keys]
         missing = [i for i, v in enumerate(out) if v is None]
         if missing:
             many = getattr(prover, "check_many", None)
             if many is not None:
-                fresh = many(axioms, [goals[i] for i in missing], self.budget)
+                fresh = many(axioms, [goals[i] for i in missing], self.budget, cores=self.evidence)
             else:
                 fresh = [prover.check(Problem(axioms, goals[i]), self.budget) for i in missing]
             for i, verdict in zip(missing, fresh, strict=True):
@@ -240,17 +271,31 @@ class Checker:
                 for q, v in zip(("axioms", "pos", "neg"), trio, strict=True)
             }
         agreed, agreement = combine(labels) if labels else (None, Agreement.UNDECIDED)
+        models = self._models(p, agreed) if p.ok and lint_errors == 0 else []
+        for m in models:
+            detail.setdefault(m.verdict.prover, {})[f"model:{m.direction}"] = {
+                "status": m.verdict.status.value,
+                "raw": m.verdict.raw,
+                "seconds": round(m.verdict.elapsed, 6),
+                "version": m.verdict.version,
+                "model": "",
+            }
+            prover_seconds += 0.0 if m.verdict.cached else m.verdict.elapsed
         row["label"] = agreed.value if agreed else ""
         row["agreement"] = agreement.value if labels else ""
         row["category"] = categorise(p.ok, lint_errors > 0, agreed, agreement, item.label)
         row["issues"] = "\n".join(issues)
         row["n_issues"] = len(issues)
         row["notation"] = "\n".join(p.notation)
+        lines = evidence_lines(agreed, per_prover, models, p.conclusion) if self.evidence else []
+        row["evidence"] = "\n".join(lines)
         row["content_hash"] = item.content_hash
         row["cached"] = all_cached
         row["prover_seconds"] = round(prover_seconds, 6)
         row["seconds"] = round(seconds, 6)
         row["verdicts"] = json.dumps(detail, ensure_ascii=False)
+        why = evidence_detail(per_prover, models) if self.evidence else {}
+        row["evidence_detail"] = json.dumps(why, ensure_ascii=False)
         return row
 
 
@@ -338,10 +383,14 @@ _WORKER: Checker | None = None
 
 
 def _init_worker(
-    factory: ProverFactory, names: Sequence[str], budget: Budget, cache_path: Path | None
+    factory: ProverFactory,
+    names: Sequence[str],
+    budget: Budget,
+    cache_path: Path | None,
+    evidence: bool = True,
 ) -> None:
     global _WORKER
-    _WORKER = Checker(factory(names), budget, VerdictCache(cache_path))
+    _WORKER = Checker(factory(names), budget, VerdictCache(cache_path), evidence)
 
 
 def _run_story(items: Sequence[Item]) -> list[dict[str, Any]]:
@@ -366,6 +415,7 @@ def check_items(
     workers: int = 1,
     cache_path: Path | None = None,
     on_progress: Callable[[int], None] | None = None,
+    evidence: bool = True,
 ) -> list[dict[str, Any]]:
     """Check every item; rows come back in input order.
 
@@ -383,6 +433,8 @@ def check_items(
         SQLite verdict cache file; None disables caching.
     on_progress:
         Called with the number of items finished after each story.
+    evidence:
+        Say why (see `Checker.evidence`); off, `evidence` is empty and checking is cheaper.
 
     Returns
     -------
@@ -393,15 +445,17 @@ def check_items(
         some item's dataset has its own semantics, see `apply_dataset_semantics`: that label,
         "" for other items), `category` (see `CATEGORIES`),
         `issues` (one rendered issue per line), `n_issues`, `notation` (normalisations applied),
+        `evidence` (why: one line per proof or countermodel, see `refinery.prove.evidence`),
         `content_hash`, `cached` (every verdict came from the cache), `prover_seconds` (fresh
         prover time for the item, the shared consistency question split across its items),
-        `seconds` (wall time share) and `verdicts` (JSON with every raw answer).
+        `seconds` (wall time share), `verdicts` (JSON with every raw answer) and
+        `evidence_detail` (JSON: every core per prover and question, every countermodel).
     """
     VerdictCache(cache_path).prepare()
     # whole rows of unchanged stories come from the row cache, without starting a worker
     row_store = JsonStore(cache_path.with_name("rows.sqlite") if cache_path else None, "rows")
     row_store.prepare()
-    keys = {it.id: row_key(it, prover_names, budget) for it in items}
+    keys = {it.id: row_key(it, prover_names, budget, evidence) for it in items}
     cached, pending = from_cache(
         group_stories(items), row_store, lambda it, _: keys[it.id], on_progress
     )
@@ -409,7 +463,7 @@ def check_items(
         pending,
         _run_story,
         initializer=_init_worker,
-        initargs=(prover_factory, tuple(prover_names), budget, cache_path),
+        initargs=(prover_factory, tuple(prover_names), budget, cache_path, evidence),
         workers=workers,
         on_progress=on_progress,
     )
@@ -429,7 +483,7 @@ def check_code_version() -> str:
     return code_hash(root, ("logic", "prove", "datasets"), ("check.py",), (".py", ".lark"))
 
 
-def row_key(item: Item, prover_names: Sequence[str], budget: Budget) -> str:
+def row_key(item: Item, prover_names: Sequence[str], budget: Budget, evidence: bool = True) -> str:
     """What a check row depends on: the item's identity and content, the provers, the budget."""
     payload = [
         check_code_version(),
@@ -438,5 +492,6 @@ def row_key(item: Item, prover_names: Sequence[str], budget: Budget) -> str:
         list(prover_names),
         budget.seconds,
         budget.rlimit,
+        evidence,
     ]
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()

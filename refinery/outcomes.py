@@ -79,7 +79,8 @@ class Outcome:
     accepted or a review applied); `proposed_*` is a rejected repair that still made progress,
     offered for review (None when there is none). `edits` and `proposed_edits` hold one JSON
     object per changed formula (`where`, `before`, `after`, `error_class`, `source`, …); `audit`
-    is the loop's trail (the check row's summary and every round).
+    is the loop's trail (the check row's summary and every round). `evidence` says why the final
+    FOL gets its label: the premises that prove it, or a countermodel (one line each).
     """
 
     id: str
@@ -114,6 +115,7 @@ class Outcome:
     audit: Mapping[str, Any] = field(default_factory=dict)
     content_hash: str = ""
     notation: str = ""
+    evidence: str = ""
     seconds: float = 0.0
     run_id: str = ""
     review_decision: str = ""

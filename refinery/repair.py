@@ -355,9 +355,12 @@ def _outcome(
         audit={
             "check": {k: row[k] for k in ("category", "label", "issues", "notation") if k in row},
             "rounds": rounds,
+            # why the final FOL gets its label: every core and countermodel, per prover
+            "evidence": json.loads(final.row.get("evidence_detail") or "{}"),
         },
         content_hash=item.content_hash,
         notation=row.get("notation", ""),
+        evidence=final.row.get("evidence", ""),
         seconds=round(seconds, 4),
     )
 

@@ -3,7 +3,8 @@
 This module owns what a report says and how it looks: run metadata, outcome counts with reason
 codes, the gold × agreed-prover-label confusion matrix (table and `confusion.png`), the
 error-class histogram (table and `error_classes.png`), every FOL edit as a unified diff beside
-its NL sentence, every suggested label change, and the data-validation summaries. The output is
+its NL sentence, every suggested label change and every conflict with its evidence (the premises
+that prove the provers' label, or a countermodel), and the data-validation summaries. The output is
 deterministic (everything sorted; no clock is read) and each file is written atomically.
 matplotlib is imported only inside `write_report`, through its Agg canvas (no pyplot state).
 """
@@ -58,7 +59,8 @@ class _Summary:
     confusion: list[list[int]]  # [gold][prover]
     error_classes: list[tuple[str, int]]
     edits: list[Mapping[str, object]]
-    label_changes: list[tuple[str, str, str, str]]  # (id, gold, suggested, why)
+    label_changes: list[tuple[str, str, str, str, str]]  # (id, gold, suggested, why, evidence)
+    conflicts: list[tuple[str, str, str, str, list[str]]]  # (id, reason, gold, provers, evidence)
 
 
 def _summarise(outcomes: Sequence[Outcome], edits: Sequence[Mapping[str, object]]) -> _Summary:
@@ -102,10 +104,15 @@ def _summarise(outcomes: Sequence[Outcome], edits: Sequence[Mapping[str, object]
         ),
     )
     label_changes = []
+    conflicts = []
     for o in sorted(outcomes, key=lambda o: _natural_key(o.id)):
         gold, suggested = o.gold_label, o.suggested_label
         if suggested and suggested != gold:
-            label_changes.append((o.id, gold or NONE, suggested, _why(o)))
+            evidence = "; ".join(_evidence(o)) or NONE
+            label_changes.append((o.id, gold or NONE, suggested, _why(o), evidence))
+        if o.status is Status.NEEDS_REVIEW:
+            reason, provers = o.reason.value or NONE, o.prover_label or NONE
+            conflicts.append((o.id, reason, gold or NONE, provers, _evidence(o)))
     return _Summary(
         status_counts=status_counts,
         reason_counts=reason_counts,
@@ -116,7 +123,12 @@ def _summarise(outcomes: Sequence[Outcome], edits: Sequence[Mapping[str, object]
         error_classes=error_classes,
         edits=sorted_edits,
         label_changes=label_changes,
+        conflicts=conflicts,
     )
+
+
+def _evidence(o: Outcome) -> list[str]:
+    return [line for line in o.evidence.split("\n") if line]
 
 
 def _why(o: Outcome) -> str:
@@ -294,7 +306,12 @@ def _markdown(
         fence = _fence(body)
         out += [f"{fence}diff", body, fence, ""]
     out += [f"## Suggested label changes ({len(s.label_changes)})", ""]
-    out += _md_table(["id", "gold", "suggested", "why"], s.label_changes)
+    out += _md_table(["id", "gold", "suggested", "why", "evidence"], s.label_changes)
+    out += [f"## Conflicts and their evidence ({len(s.conflicts)})", ""]
+    for item_id, reason, gold, provers, evidence in s.conflicts:
+        out += [f"- `{_md(item_id)}` {_md(reason)}: gold {_md(gold)}, provers {_md(provers)}"]
+        out += [f"  - {_md(line)}" for line in evidence] or ["  - (no evidence: nothing proved)"]
+    out += [""]
     out += ["## Validations", ""]
     if not checks:
         out += ["No validations were run.", ""]
@@ -312,7 +329,7 @@ def _markdown(
 _CSS = """
 body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;margin:.5rem 0 1rem}td,th{border:1px solid #ccc;padding:.2rem .5rem;
-text-align:left;vertical-align:top}th{background:#f3f3f3}pre{margin:0;white-space:pre-wrap}
+text-align:left;vertical-align:top;white-space:pre-wrap}th{background:#f3f3f3}pre{margin:0;white-space:pre-wrap}
 .add{color:#116611}.del{color:#aa1111}.hunk{color:#666}.ok{color:#116611}.bad{color:#aa1111}
 img{max-width:100%}
 """
@@ -391,7 +408,15 @@ def _html(
     parts += [
         "</table>",
         f"<h2>Suggested label changes ({len(s.label_changes)})</h2>",
-        _html_table(["id", "gold", "suggested", "why"], s.label_changes),
+        _html_table(["id", "gold", "suggested", "why", "evidence"], s.label_changes),
+        f"<h2>Conflicts and their evidence ({len(s.conflicts)})</h2>",
+        _html_table(
+            ["id", "reason", "gold", "provers", "evidence"],
+            [
+                (i, r, g, p, "\n".join(e) or "(no evidence: nothing proved)")
+                for i, r, g, p, e in s.conflicts
+            ],
+        ),
         "<h2>Validations</h2>",
     ]
     if not checks:

@@ -6,6 +6,7 @@ benchmark and (later) reports.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,3 +64,29 @@ def prover_names(rows: Sequence[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
     return [k.removeprefix("label_") for k in rows[0] if k.startswith("label_")]
+
+
+def all_agree(rows: Sequence[dict[str, Any]], provers: Sequence[str]) -> tuple[int, int]:
+    """(items where every prover decides and all say the same, items where every prover decides).
+
+    >>> all_agree([{"label_a": "True", "label_b": "True"}, {"label_a": "True", "label_b": ""}],
+    ...           ["a", "b"])
+    (1, 1)
+    """
+    undecided = ("", None, Label.UNKNOWN.value)
+    every = [r for r in rows if all(r.get(f"label_{p}") not in undecided for p in provers)]
+    same = sum(1 for r in every if len({r[f"label_{p}"] for p in provers}) == 1)
+    return same, len(every)
+
+
+def seconds_per_item(rows: Sequence[dict[str, Any]], prover: str) -> float:
+    """Mean seconds `prover` spent per item, over every question it answered (model finding too).
+
+    Read from the rows' `verdicts` JSON; cached answers count with the time they first took.
+    """
+    total = sum(
+        q["seconds"]
+        for r in rows
+        for q in json.loads(r["verdicts"] or "{}").get(prover, {}).values()
+    )
+    return total / len(rows) if rows else 0.0

@@ -2,7 +2,9 @@
 
 `--update-golden` rewrites the golden files under tests/golden/ instead of comparing with them.
 `sample_run` is a real run folder of the shipped sample; `prefect_harness` is Prefect's test
-harness (a temporary API and database), started once per session.
+harness (a temporary API and database), started once per session. `vampire_path` is a real
+Vampire binary ($VAMPIRE_PATH, else ../shared/bin/vampire); tests that need it skip, saying
+so, when there is none.
 `shared_data` is the ../shared/data folder of public datasets; tests that need it skip with a
 clear message when it is absent (e.g. in a bare clone).
 """
@@ -17,6 +19,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
+# read once, at collection: some tests clear VAMPIRE_PATH to control which binary is found
+VAMPIRE = Path(os.environ.get("VAMPIRE_PATH") or REPO.parent / "shared" / "bin" / "vampire")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -85,3 +89,11 @@ def prefect_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     # so the harness waits as long as the product does (refinery.config.prefect_environment)
     with prefect_test_harness(server_startup_timeout=None):
         yield
+
+
+@pytest.fixture(scope="session")
+def vampire_path() -> str:
+    """A real Vampire binary; skips the test when there is none."""
+    if not (VAMPIRE.is_file() and os.access(VAMPIRE, os.X_OK)):
+        pytest.skip(f"Vampire not found at {VAMPIRE} (set VAMPIRE_PATH to a Vampire binary)")
+    return str(VAMPIRE)

@@ -205,3 +205,88 @@ def test_parse_item_records_notation_with_field() -> None:
         "premises[0]:1:6 '⟷' → '↔'",
         "conclusion:1:5 trailing '.' removed",
     )
+
+
+# --- evidence with the real provers -------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
+
+
+@pytest.fixture(scope="module")
+def sample_rows(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, object]]:
+    from refinery.datasets import load_any
+    from vampire.registry import build_provers
+
+    cache = tmp_path_factory.mktemp("evidence") / "verdicts.sqlite"
+    rows = check_items(
+        load_any(str(SAMPLE)).items,
+        prover_factory=build_provers,
+        prover_names=["z3", "eprover"],
+        budget=Budget(),
+        workers=2,
+        cache_path=cache,
+    )
+    return {str(r["example_id"]): r for r in rows}
+
+
+@pytest.mark.prover
+def test_the_label_error_item_shows_the_premises_that_prove_false(
+    sample_rows: dict[str, dict[str, object]],
+) -> None:
+    row = sample_rows["203"]
+    assert (row["gold_label"], row["label"]) == ("True", "False")
+    assert row["evidence"] == (
+        "proves its negation: premises[0], premises[1], premises[2] (eprover, z3)"
+    )
+
+
+@pytest.mark.prover
+def test_an_uncertain_mismatch_shows_a_countermodel_that_really_is_one(
+    sample_rows: dict[str, dict[str, object]],
+) -> None:
+    import json
+
+    from refinery.datasets import load_any
+    from refinery.logic.parse import parse
+    from refinery.prove.countermodel import Countermodel
+
+    item = next(it for it in load_any(str(SAMPLE)).items if it.example_id == "1101")
+    row = sample_rows["1101"]
+    assert (row["gold_label"], row["label"]) == ("True", "Uncertain")
+    assert str(row["evidence"]).startswith("the conclusion can fail: domain {")
+    detail = json.loads(str(row["evidence_detail"]))
+    model = Countermodel.from_dict(detail["countermodels"]["pos"])
+    assert all(model.holds(parse(p)) for p in item.premises_fol)
+    assert not model.holds(parse(item.conclusion_fol or ""))
+
+
+@pytest.mark.prover
+def test_verified_items_carry_their_proof_and_no_model(
+    sample_rows: dict[str, dict[str, object]],
+) -> None:
+    assert sample_rows["101"]["evidence"] == (
+        "proves the conclusion: premises[0], premises[2] (eprover, z3)"
+    )
+    # Uncertain on both sides, as the gold label says: nothing to explain, no model asked for
+    assert sample_rows["102"]["label"] == "Uncertain" and sample_rows["102"]["evidence"] == ""
+
+
+@pytest.mark.prover
+def test_labels_only_checking_decides_the_same_and_says_nothing(
+    sample_rows: dict[str, dict[str, object]],
+) -> None:
+    from refinery.datasets import load_any
+    from vampire.registry import build_provers
+
+    rows = check_items(
+        load_any(str(SAMPLE)).items,
+        prover_factory=build_provers,
+        prover_names=["z3", "eprover"],
+        budget=Budget(),
+        evidence=False,
+    )
+    assert {str(r["example_id"]): r["category"] for r in rows} == {
+        k: r["category"] for k, r in sample_rows.items()
+    }
+    assert all(r["evidence"] == "" for r in rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +14,16 @@ SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
 REFINERY = Path(sys.executable).parent / "refinery"
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(REFINERY), *args], capture_output=True, text=True, cwd=cwd, timeout=300
+        [str(REFINERY), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -82,3 +90,17 @@ def test_lint_prints_one_line_per_error_and_a_total(tmp_path: Path) -> None:
     assert len(errors) == 3
     assert lines[-1] == "4 formulas, 3 errors"
     assert any(line.startswith(f"{formulas}:2:1:13: unexpected end of formula") for line in lines)
+
+
+def test_check_with_three_provers(tmp_path: Path, vampire_path: str) -> None:
+    out = tmp_path / "out"
+    proc = run(
+        "check", str(SAMPLE), "--out", str(out), "--provers", "z3,eprover,vampire",
+        cwd=tmp_path, env={"VAMPIRE_PATH": vampire_path},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    for pair in ("z3 vs eprover", "z3 vs vampire", "eprover vs vampire"):
+        assert f"{pair}: agree on 13/13" in proc.stderr
+    frame = pd.read_parquet(out / "verdicts.parquet").set_index("example_id")
+    assert list(frame.loc["203", ["label_z3", "label_eprover", "label_vampire"]]) == ["False"] * 3
+    assert frame.loc["203", "evidence"].endswith("(eprover, vampire, z3)")

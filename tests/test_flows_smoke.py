@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from refinery.pipeline import RefineSettings
 from refinery.review.queue import read_queue
@@ -54,11 +55,19 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
     queue = read_queue(tmp_path / "review.csv")
     assert {row["id"].rsplit("/", 1)[1] for row in queue} == {"203", "301", "901", "1101"}
     assert all(row["decision"] == "" for row in queue)
+    # the label-error item says why the provers derive False: the premises that prove it
+    (row_203,) = [row for row in queue if row["id"].endswith("/203")]
+    assert row_203["evidence"] == (
+        "proves its negation: premises[0], premises[1], premises[2] (eprover, z3)"
+    )
+    assert by_example.loc[203, "evidence"] == row_203["evidence"]
 
     report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
     assert "| verified | 6 |" in report and "| repaired | 6 |" in report
     # both Great Expectations validations are in the report, with their statistics
     assert "### input: passed" in report and "### output: passed" in report
+    assert "## Conflicts and their evidence (4)" in report
+    assert "  - proves its negation: premises[0], premises[1], premises[2]" in report
     assert "refine_input" in report and "refine_output" in report
     for png in ("confusion.png", "error_classes.png"):
         assert (tmp_path / "run" / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -67,3 +76,34 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
         for line in (tmp_path / "run" / "audit.jsonl").read_text(encoding="utf-8").splitlines()
     ]
     assert len(audit) == 16 and all("trail" in a for a in audit)
+
+
+def test_refine_flow_with_z3_and_vampire(
+    prefect_harness: None, tmp_path: Path, vampire_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flows.refine import refine_flow
+
+    monkeypatch.setenv("VAMPIRE_PATH", vampire_path)  # the workers build their own provers
+    settings = RefineSettings(
+        source=str(SAMPLE),
+        out_dir=str(tmp_path / "run"),
+        review_path=str(tmp_path / "review.csv"),
+        agents=("rules",),
+        provers=("z3", "vampire"),
+        workers=2,
+        state_dir=str(tmp_path / "state"),
+    )
+    summary = refine_flow(settings)
+    # the same outcomes as with E, decided by Z3 and Vampire
+    assert summary["counts"] == {"verified": 6, "repaired": 6, "needs_review": 4}
+    refined = pd.read_parquet(tmp_path / "run" / "refined.parquet").set_index("example_id")
+    assert refined.loc[203, "evidence"] == (
+        "proves its negation: premises[0], premises[1], premises[2] (vampire, z3)"
+    )
+    # Vampire's finite model builder gives the countermodel when Vampire is among the provers
+    assert refined.loc[1101, "evidence"].endswith("the conclusion fails (vampire)")
+    outcomes = [
+        json.loads(line)
+        for line in (tmp_path / "run" / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert all(set(o["prover_labels"]) == {"z3", "vampire"} for o in outcomes)

@@ -26,7 +26,7 @@ FILE_KEYS = [
     "prover_labels", "premises", "conclusion", "original_premises_fol", "original_conclusion_fol",
     "refined_premises_fol", "refined_conclusion_fol", "proposed_premises_fol",
     "proposed_conclusion_fol", "edits", "proposed_edits", "repaired_by", "error_classes",
-    "critique", "rounds", "audit", "content_hash", "notation", "seconds", "run_id",
+    "critique", "rounds", "audit", "content_hash", "notation", "evidence", "seconds", "run_id",
 ]  # fmt: skip
 
 

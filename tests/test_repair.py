@@ -193,10 +193,14 @@ def _counting_factory(names: object) -> list[object]:
             many = prover.check_many
 
             def check_many(
-                axioms: object, goals: list[object], budget: object, _many: object = many
+                axioms: object,
+                goals: list[object],
+                budget: object,
+                _many: object = many,
+                **options: object,
             ) -> object:
                 _CALLS.extend(goals)
-                return _many(axioms, goals, budget)  # type: ignore[operator]
+                return _many(axioms, goals, budget, **options)  # type: ignore[operator]
 
             prover.check_many = check_many  # type: ignore[attr-defined]
     return provers

@@ -31,7 +31,7 @@ OUTCOMES: list[Outcome] = [
      "error_classes": ["scope", "label_error"], "repaired_by": ""},
     {"id": "f/4", "status": "needs_review", "reason": "label_mismatch", "gold_label": "True",
      "prover_label": "False", "suggested_label": "False", "error_classes": ["label_error"],
-     "repaired_by": ""},
+     "repaired_by": "", "evidence": "proves its negation: premises[0] (z3)"},
     ]
 ]  # fmt: skip
 EDITS: list[dict[str, Any]] = [
@@ -133,9 +133,25 @@ def test_each_suggested_label_change(written: dict[str, Path]) -> None:
     assert "## Suggested label changes (2)" in md
     rows = [line for line in md.splitlines() if line.startswith(("| f/4 |", "| f/10 |"))]
     assert rows == [
-        "| f/4 | True | False | provers agree on False; reason: label_mismatch; diagnosed: label_error |",
-        "| f/10 | False | True | provers agree on True; reason: label_mismatch; diagnosed: label_error |",
+        "| f/4 | True | False | provers agree on False; reason: label_mismatch; diagnosed: label_error | proves its negation: premises[0] (z3) |",
+        "| f/10 | False | True | provers agree on True; reason: label_mismatch; diagnosed: label_error | (none) |",
     ]
+
+
+def test_every_conflict_is_listed_with_its_evidence(written: dict[str, Path]) -> None:
+    md = written["markdown"].read_text(encoding="utf-8")
+    section = md.split("## Conflicts and their evidence (3)\n", 1)[1].split("\n## ", 1)[0]
+    assert section.strip().splitlines() == [
+        "- `f/3` prover_disagreement: gold Uncertain, provers (none)",
+        "  - (no evidence: nothing proved)",
+        "- `f/4` label_mismatch: gold True, provers False",
+        "  - proves its negation: premises[0] (z3)",
+        "- `f/10` label_mismatch: gold False, provers True",
+        "  - (no evidence: nothing proved)",
+    ]
+    html = written["html"].read_text(encoding="utf-8")
+    assert "<h2>Conflicts and their evidence (3)</h2>" in html
+    assert "<td>proves its negation: premises[0] (z3)</td>" in html
 
 
 def test_validations(written: dict[str, Path]) -> None:

@@ -5,10 +5,15 @@ This module owns binary resolution, each prover's command line and the mapping o
 binary, so a call costs one subprocess. Undecided problems, timeouts and crashes are verdicts
 (TIMEOUT, GAVE_UP, RESOURCE_OUT, ERROR with the output tail); only a missing binary raises
 `ProverUnavailable`.
+
+Evidence: both provers print the proof of an unsatisfiable question in TPTP, quoting the input
+statements it used (`file('problem.p', p3)`); those become the verdict's `core` (axiom `pN` is
+index N-1). Vampire also finds small finite models (`find_model`, its finite model builder).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -18,9 +23,10 @@ from collections.abc import Sequence
 
 from refinery.errors import ProverUnavailable
 from refinery.prove.verdict import Budget, Problem, Status, Verdict
+from vampire.fmb import parse_finite_model
 from vampire.problem import PROBLEM_FILE, tptp_text
 from vampire.run import RunResult, run_on_file
-from vampire.szs import parse_szs
+from vampire.szs import SzsResult, parse_szs
 
 GRACE_SECONDS = 1.0  # wall-clock margin over the prover's own limit before we kill it
 TAIL_CHARS = 2000  # how much output an undecided verdict keeps for diagnosis
@@ -57,12 +63,17 @@ class _TptpProver:
 
     def check(self, problem: Problem, budget: Budget) -> Verdict:
         """Run the prover on `problem` within `budget`; see the module docstring."""
+        return self._run(problem, budget, self.arguments(problem, prover_seconds(budget)))
+
+    def _run(self, problem: Problem, budget: Budget, arguments: list[str]) -> Verdict:
         path = self._require()
         seconds = prover_seconds(budget)
-        argv = [path, *self.arguments(problem, seconds)]
         try:
             run = run_on_file(
-                argv, tptp_text(problem), timeout=seconds + GRACE_SECONDS, filename=PROBLEM_FILE
+                [path, *arguments],
+                tptp_text(problem),
+                timeout=seconds + GRACE_SECONDS,
+                filename=PROBLEM_FILE,
             )
         except OSError as exc:  # removed or broken since resolution
             raise ProverUnavailable(f"{self.name}: cannot run {path}: {exc}") from exc
@@ -105,9 +116,9 @@ class EProver(_TptpProver):
 class VampireProver(_TptpProver):
     """The Vampire prover: `path`, else `$VAMPIRE_PATH`, else `vampire` on PATH.
 
-    With a conjecture it runs the CASC portfolio (`--mode casc`), tuned for proofs. Without one
-    the question is consistency, which needs model finding as much as refutation, so it runs
-    `--mode casc_sat`, the portfolio for satisfiable problems that mixes finite model building
+    It runs Vampire's CASC portfolio (`--mode casc`), tuned for proofs. Without a conjecture the
+    question is consistency, which needs model finding as much as refutation, so the portfolio
+    is asked for its satisfiability intent (`--intent sat`), which mixes finite model building
     with saturation and can answer both Satisfiable and Unsatisfiable (`-sa fmb` alone could
     never report Unsatisfiable).
     """
@@ -118,9 +129,38 @@ class VampireProver(_TptpProver):
         super().__init__(resolve_binary(path, "VAMPIRE_PATH", "vampire"))
 
     def arguments(self, problem: Problem, seconds: int) -> list[str]:
-        mode = "casc" if problem.conjecture is not None else "casc_sat"
+        intent = [] if problem.conjecture is not None else ["--intent", "sat"]
         # `-t` is wall-clock seconds, and 0 would mean no limit: prover_seconds is always ≥ 1.
-        return ["--mode", mode, "-t", str(seconds), "--input_syntax", "tptp"]
+        # The proof in TPTP, naming the input statements it used: the verdict's core.
+        return [
+            "--mode",
+            "casc",
+            *intent,
+            "-t",
+            str(seconds),
+            "--input_syntax",
+            "tptp",
+            "--proof",
+            "tptp",
+            "--output_axiom_names",
+            "on",
+        ]
+
+    def find_model(self, problem: Problem, budget: Budget) -> Verdict:
+        """A smallest finite model from Vampire's finite model builder (`-sa fmb`).
+
+        FMB tries domain sizes in increasing order, so the model it prints is a smallest one.
+        `-updr off` keeps predicates FMB would define away in preprocessing (it then prints
+        "for all inputs, define P := $true" instead of a model). A verdict without
+        `countermodel` when it found none (or printed none we can read).
+        """
+        seconds = str(prover_seconds(budget))
+        flags = ["-sa", "fmb", "-updr", "off", "-t", seconds, "--input_syntax", "tptp"]
+        found = self._run(problem, budget, flags)
+        model = None
+        if found.status in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE) and found.model:
+            model = parse_finite_model(found.model)
+        return dataclasses.replace(found, countermodel=model)
 
     def _hint(self) -> str:
         return "pass a path, set VAMPIRE_PATH or put vampire on PATH"
@@ -146,7 +186,21 @@ def to_verdict(prover: str, version: str, run: RunResult) -> Verdict:
         raw=szs.raw,
         model=szs.model,
         output_tail=tail,
+        core=_core(szs),
     )
+
+
+def _core(szs: SzsResult) -> tuple[int, ...] | None:
+    """Axiom indices from the statement names a proof quotes (`p3` → 2; `goal` is not one).
+
+    >>> _core(parse_szs("% SZS status Theorem\\n% SZS output start CNFRefutation\\n"
+    ...     "fof(p3, axiom, q, file('problem.p', p3)).\\n% SZS output end CNFRefutation\\n"))
+    (2,)
+    """
+    names = szs.inputs_used
+    if names is None:
+        return None
+    return tuple(sorted({int(n[1:]) - 1 for n in names if n[:1] == "p" and n[1:].isdigit()}))
 
 
 def _tail(run: RunResult) -> str:

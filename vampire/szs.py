@@ -22,6 +22,9 @@ _OUTPUT_BLOCK = re.compile(
     r"^[%#]+[ \t]*SZS output start[ \t]+(\w+)[^\n]*\n(.*?)^[%#]+[ \t]*SZS output end\b",
     re.MULTILINE | re.DOTALL,
 )
+# An input formula quoted in a TPTP proof: `file('problem.p', p3)` (E; Vampire with
+# --output_axiom_names on). The name is the problem's own statement name.
+_INPUT_NAME = re.compile(r"\bfile\(\s*'[^']*'\s*,\s*(\w+)\s*\)")
 
 # SZS ontology words → our statuses. Subclasses of a success status map to it (e.g.
 # Equivalent ⊂ Theorem); anything not listed is ERROR, never a guess.
@@ -51,6 +54,8 @@ SZS_WORDS: dict[str, Status] = {
     "TypeError": Status.ERROR,
 }
 
+_UNSAT = frozenset({Status.THEOREM, Status.UNSATISFIABLE, Status.CONTRADICTORY_AXIOMS})
+
 # Progress reports some provers print around the result (E's `SZS status Started for …`).
 _PROGRESS_WORDS = frozenset({"Started", "Ended"})
 
@@ -70,6 +75,20 @@ class SzsResult:
         if self.status in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE):
             return self.output
         return None
+
+    @property
+    def inputs_used(self) -> tuple[str, ...] | None:
+        """The input statements a proof (refutation) quotes, in order; None without a proof.
+
+        >>> proof = "% SZS status Theorem\\n% SZS output start CNFRefutation\\n" \\
+        ...     "fof(p2, axiom, q, file('problem.p', p2)).\\n" \\
+        ...     "fof(goal, conjecture, q, file('problem.p', goal)).\\n% SZS output end CNFRefutation\\n"
+        >>> parse_szs(proof).inputs_used
+        ('p2', 'goal')
+        """
+        if self.status not in _UNSAT or self.output is None:
+            return None
+        return tuple(dict.fromkeys(_INPUT_NAME.findall(self.output)))
 
 
 def parse_szs(stdout: str) -> SzsResult:

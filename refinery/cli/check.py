@@ -35,6 +35,11 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--no-cache", action="store_true", help="ignore and do not fill the verdict cache"
     )
+    parser.add_argument(
+        "--no-evidence",
+        action="store_true",
+        help="decide labels only: no proving premises, no countermodels (faster)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
 
@@ -82,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             cache_path=cache,
             on_progress=lambda n: bar.advance(task, n),
+            evidence=not args.no_evidence,
         )
     wall = time.perf_counter() - started
     parquet, csv = write_table(rows, out, "verdicts")

@@ -158,3 +158,17 @@ def quantifier_depth(f: Formula) -> int:
             return 1 + quantifier_depth(body)
         case _:
             return max((quantifier_depth(c) for c in children(f)), default=0)
+
+
+def negation(f: Formula) -> Formula:
+    """The negated conclusion to ask about: ``φ`` for ``¬φ``, else ``¬φ``.
+
+    Dropping the double negation is sound and lets paired questions share a prover call: the
+    negation of "Bob is not big" (``¬Big(bob)``) is the conclusion of "Bob is big".
+
+    >>> from refinery.logic.syntax import Const, Pred
+    >>> big = Pred("Big", (Const("bob"),))
+    >>> negation(Not(big)) == big and negation(big) == Not(big)
+    True
+    """
+    return f.body if isinstance(f, Not) else Not(f)

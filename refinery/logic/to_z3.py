@@ -76,6 +76,10 @@ class Z3Translator:
         """Z3 declaration name → source symbol, for every symbol translated so far."""
         return self._names
 
+    def declaration(self, z3_name: str) -> z3.ExprRef | z3.FuncDeclRef:
+        """The Z3 declaration (constant, Bool or function) named `z3_name`."""
+        return self._decls[self._names[z3_name]]
+
     def decl_name(self, kind: SymbolKind, name: str, arity: int) -> str | None:
         """The Z3 name given to a source symbol, or None if it has not been translated."""
         return self._z3_names.get(Symbol(kind, name, arity))

@@ -1,7 +1,8 @@
 """Content-addressed cache of prover verdicts, so re-running on unchanged data costs almost nothing.
 
 The key is a sha256 over everything that determines an answer: the prover's name and version,
-the budget, and the canonical text of the axioms and conjecture. Definitive answers and budget
+the budget, and the canonical text of the axioms and conjecture. A verdict's evidence (its core,
+its countermodel) is part of the stored entry, so a warm run explains as fast as it decides. Definitive answers and budget
 exhaustion (timeouts under the same budget recur) are stored; ERROR verdicts are not, since
 they may be transient. Storage is `refinery.store.JsonStore` (SQLite, shared by workers).
 """
@@ -11,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 from refinery.logic.printer import to_text
+from refinery.prove.countermodel import Countermodel
 from refinery.prove.verdict import Budget, Problem, Status, Verdict
 from refinery.store import JsonStore
 
@@ -56,6 +58,10 @@ class VerdictCache:
         if data is None:
             return None
         data["status"] = Status(data["status"])
+        if data.get("core") is not None:
+            data["core"] = tuple(data["core"])
+        if data.get("countermodel") is not None:
+            data["countermodel"] = Countermodel.from_dict(data["countermodel"])
         return replace(Verdict(**data), cached=True)
 
     def put(self, key: str, verdict: Verdict) -> None:
@@ -73,6 +79,7 @@ class VerdictCache:
 
 
 def _stored(verdict: Verdict) -> dict[str, object]:
-    data = asdict(verdict)
-    data.pop("cached")
+    data = {f.name: getattr(verdict, f.name) for f in fields(verdict) if f.name != "cached"}
+    if verdict.countermodel is not None:
+        data["countermodel"] = verdict.countermodel.to_dict()
     return data

@@ -2,7 +2,8 @@
 
 A `Problem` is a list of axioms and an optional conjecture, built from AST nodes only. A backend
 answers with a frozen `Verdict` whose `Status` uses the SZS vocabulary; running out of time or
-giving up is a status like any other, never an exception.
+giving up is a status like any other, never an exception. A verdict also says why, where the
+backend can: the axioms a proof used (`core`), or a finite model (`countermodel`).
 
 Questions and the statuses that answer them:
 - no conjecture ("are the axioms consistent?"): SATISFIABLE or UNSATISFIABLE;
@@ -18,6 +19,7 @@ from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from refinery.logic.syntax import Formula
+from refinery.prove.countermodel import Countermodel
 
 
 class Status(StrEnum):
@@ -80,6 +82,11 @@ class Verdict:
     raw: str = ""  # the status line as the prover printed it (or Z3's reason_unknown)
     model: str | None = None  # countermodel / model text when the backend gives one
     output_tail: str = ""  # last lines of output, for ERROR and GAVE_UP diagnosis
+    #: for an unsatisfiable question (THEOREM, UNSATISFIABLE, CONTRADICTORY_AXIOMS): the indices
+    #: of the axioms the proof used, when the backend says (None: it did not)
+    core: tuple[int, ...] | None = None
+    #: a readable finite model, from a backend asked to find one (`ModelFinder`)
+    countermodel: Countermodel | None = None
     cached: bool = field(default=False, compare=False)
 
 
@@ -99,4 +106,19 @@ class Prover(Protocol):
 
     def check(self, problem: Problem, budget: Budget) -> Verdict:
         """Decide `problem` within `budget`; never raises for undecided problems."""
+        ...
+
+
+@runtime_checkable
+class ModelFinder(Protocol):
+    """A backend that can show a small finite model of a satisfiable problem."""
+
+    name: str
+
+    def version(self) -> str: ...
+
+    def find_model(self, problem: Problem, budget: Budget) -> Verdict:
+        """A verdict whose `countermodel` is a smallest model it found of the axioms and the
+        negated conjecture (SATISFIABLE / COUNTER_SATISFIABLE), or without one when it found
+        none within `budget` (the status says why)."""
         ...

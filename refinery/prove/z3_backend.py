@@ -17,10 +17,17 @@ resource units the check spent with the budget.
 A watchdog thread interrupts the context shortly after the budget, as a backstop for the rare
 phases in which Z3 does not poll its own timer; an interrupted check is reported as TIMEOUT
 (Z3 then says "interrupted" or "canceled").
+
+Evidence: every axiom is asserted under a tracking literal, so an unsatisfiable question comes
+with Z3's (minimised) unsat core as the verdict's `core`. `find_model` looks for a smallest
+model (domain size 1, 2, … up to `MAX_MODEL_SIZE`) and reads it into a `Countermodel` through
+the model API, in source names.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 import threading
 import time
@@ -30,6 +37,7 @@ from dataclasses import dataclass
 from refinery.errors import ConfigError, ProverUnavailable
 from refinery.logic.syntax import Formula
 from refinery.logic.to_z3 import Z3Translator
+from refinery.prove.countermodel import Countermodel, display_order, element_names
 from refinery.prove.verdict import Budget, Problem, Status, Verdict
 
 try:
@@ -48,8 +56,17 @@ OUTPUT_CHARS = 2000
 WATCHDOG_GRACE = 1.0
 """Seconds past the budget (plus 10% of it) before the watchdog interrupts Z3."""
 
+MAX_MODEL_SIZE = 8
+"""The largest domain size `find_model` tries below the size of Z3's own model."""
+
+SIZE_TRY_SECONDS = 0.25
+"""How long `find_model` tries one domain size before keeping the model it has."""
+
+_MAX_SPARSE_ATOMS = 2000  # past this many ground atoms a model is shown as Z3 found it
+
 _RLIMIT_KEY = "rlimit count"
 _UINT_MAX = 2**32 - 1
+_TRACK = "axiom!"  # tracking literals' prefix: `!` cannot occur in a source name
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +75,7 @@ class _Outcome:
     raw: str
     model: str | None = None
     output_tail: str = ""
+    core: tuple[int, ...] | None = None
 
 
 class Z3Prover:
@@ -91,6 +109,8 @@ class Z3Prover:
         axioms: Sequence[Formula],
         conjectures: Sequence[Formula | None],
         budget: Budget,
+        *,
+        cores: bool = True,
     ) -> list[Verdict]:
         """Answer several questions about the same axioms with one solver.
 
@@ -106,6 +126,9 @@ class Z3Prover:
             One entry per question; `None` for the consistency question.
         budget:
             Time and `rlimit` per question.
+        cores:
+            Track the axioms, so unsatisfiable answers carry their (minimised) core; about a
+            tenth more time on FOLIO.
 
         Returns
         -------
@@ -119,12 +142,13 @@ class Z3Prover:
         start = time.perf_counter()
         try:
             translator = Z3Translator()
-            solver = z3.Solver(ctx=translator.ctx)
-            solver.set("timeout", timeout_ms)
-            if rlimit is not None:
-                solver.set("rlimit", rlimit)
-            for axiom in axioms:
-                solver.add(translator.translate(axiom))
+            solver = _solver(translator, timeout_ms, rlimit, minimise_cores=cores)
+            for i, axiom in enumerate(axioms):
+                if cores:  # a tracked axiom can be named in an unsat core: the proof's premises
+                    track = z3.Bool(f"{_TRACK}{i}", translator.ctx)
+                    solver.assert_and_track(translator.translate(axiom), track)
+                else:
+                    solver.add(translator.translate(axiom))
             # Translate every goal before the first check, so a bad node fails before any work.
             goals = [None if c is None else translator.translate(c) for c in conjectures]
         except z3.Z3Exception as exc:
@@ -141,7 +165,7 @@ class Z3Prover:
                     pushed = True
                 if goal is not None:
                     solver.add(z3.Not(goal))
-                outcome = _run(solver, timeout_ms, rlimit, conjecture=goal is not None)
+                outcome = _run(solver, timeout_ms, rlimit, conjecture=goal is not None, cores=cores)
             except z3.Z3Exception as exc:
                 outcome = _error(exc)
             finally:
@@ -153,6 +177,68 @@ class Z3Prover:
             start = now
         return verdicts
 
+    def find_model(self, problem: Problem, budget: Budget) -> Verdict:
+        """A small model of the axioms and the negated conjecture, as a `Countermodel`.
+
+        Z3 first finds any model; then domain sizes 1, 2, … below its size are tried in turn
+        (a cardinality axiom over fresh elements, each try capped at `SIZE_TRY_SECONDS`: forcing
+        many named individuals into fewer elements is a pigeonhole problem, hard for any
+        solver), and the first satisfiable size gives the model; else Z3's own size stands. The
+        model is made sparse (`_sparse_model`) before it is read. THEOREM / UNSATISFIABLE when
+        there is no model at all. `budget.seconds` bounds the whole search.
+        """
+        _, rlimit = _limits(budget)
+        version = self.version()
+        start = time.perf_counter()
+        deadline = start + budget.seconds
+        conjecture = problem.conjecture is not None
+        found: Countermodel | None = None
+        try:
+            translator = Z3Translator()
+            solver = _solver(translator, 1, rlimit, minimise_cores=False)
+            for axiom in problem.axioms:
+                solver.add(translator.translate(axiom))
+            if problem.conjecture is not None:
+                solver.add(z3.Not(translator.translate(problem.conjecture)))
+            outcome = _run(solver, _left(solver, deadline), rlimit, conjecture=conjecture)
+            if outcome.status in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE):
+                first = solver.model()
+                size = max(1, len(first.get_universe(translator.sort) or []))
+                for k in range(1, min(size, MAX_MODEL_SIZE + 1)):
+                    found, step = self._bounded(solver, translator, k, deadline, rlimit, conjecture)
+                    if found is not None or not step.status.is_definitive:
+                        break  # a model this small, or no time to look for a smaller one
+                if found is None:  # Z3's own size, made sparse; else as it came
+                    found, _ = self._bounded(solver, translator, size, deadline, rlimit, conjecture)
+                    found = found or _countermodel(first, translator)
+        except z3.Z3Exception as exc:
+            outcome, found = _error(exc), None
+        verdict = self._verdict(outcome, time.perf_counter() - start, version)
+        return dataclasses.replace(verdict, model=None, core=None, countermodel=found)
+
+    @staticmethod
+    def _bounded(
+        solver: z3.Solver,
+        translator: Z3Translator,
+        size: int,
+        deadline: float,
+        rlimit: int | None,
+        conjecture: bool,
+    ) -> tuple[Countermodel | None, _Outcome]:
+        """A sparse model with at most `size` elements, tried for at most `SIZE_TRY_SECONDS`."""
+        solver.push()
+        try:
+            elements, bound = _at_most(translator, size)
+            solver.add(bound)
+            cap = min(deadline, time.perf_counter() + SIZE_TRY_SECONDS)
+            step = _run(solver, _left(solver, cap), rlimit, conjecture=conjecture)
+            if step.status not in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE):
+                return None, step
+            sparse = _sparse_model(solver, translator, elements, deadline)
+            return _countermodel(sparse, translator), step
+        finally:
+            solver.pop()
+
     def _verdict(self, outcome: _Outcome, elapsed: float, version: str) -> Verdict:
         return Verdict(
             prover=self.name,
@@ -162,6 +248,7 @@ class Z3Prover:
             raw=outcome.raw,
             model=outcome.model,
             output_tail=outcome.output_tail,
+            core=outcome.core,
         )
 
 
@@ -206,6 +293,121 @@ def _limits(budget: Budget) -> tuple[int, int | None]:
     return timeout_ms, rlimit
 
 
+def _solver(
+    translator: Z3Translator, timeout_ms: int, rlimit: int | None, *, minimise_cores: bool = True
+) -> z3.Solver:
+    solver = z3.Solver(ctx=translator.ctx)
+    solver.set("timeout", timeout_ms)
+    if rlimit is not None:
+        solver.set("rlimit", rlimit)
+    if minimise_cores:  # a core a person reads: no premise it can do without
+        solver.set("core.minimize", True)
+    return solver
+
+
+def _at_most(translator: Z3Translator, size: int) -> tuple[list[z3.ExprRef], z3.BoolRef]:
+    """Fresh elements e1 … e_size and ∀x (x = e1 ∨ … ∨ x = e_size): a domain of at most `size`."""
+    elements = [z3.FreshConst(translator.sort, prefix="element") for _ in range(size)]
+    x = z3.FreshConst(translator.sort, prefix="any")
+    bound = z3.ForAll([x], z3.Or([x == e for e in elements]) if size > 1 else x == elements[0])
+    return elements, bound
+
+
+def _left(solver: z3.Solver, deadline: float) -> int:
+    """Milliseconds to `deadline` (at least 1), set as the solver's timeout for the next check."""
+    left = max(1, round((deadline - time.perf_counter()) * 1000))
+    solver.set("timeout", left)
+    return left
+
+
+def _sparse_model(
+    solver: z3.Solver, translator: Z3Translator, elements: list[z3.ExprRef], deadline: float
+) -> z3.ModelRef:
+    """A model of the solver's (satisfiable) assertions in which few atoms hold.
+
+    Z3 makes an unconstrained predicate true of everything; a person reading the model then
+    cannot tell the facts the premises force from noise. So every ground atom over the
+    elements is assumed false, and the atoms in an unsat core of those assumptions are given
+    up one at a time, until the rest is satisfiable: one check per atom the premises force,
+    each on a tiny problem.
+    """
+    atoms = []
+    for symbol_name, symbol in translator.symbols.items():
+        if symbol.kind != "pred":
+            continue
+        decl = translator.declaration(symbol_name)
+        if symbol.arity == 0:
+            atoms.append(decl)
+        else:
+            atoms += [decl(*args) for args in itertools.product(elements, repeat=symbol.arity)]
+    dense = solver.model()  # the model of the check just made: the fallback
+    if len(atoms) > _MAX_SPARSE_ATOMS:
+        return dense
+    # assumptions must be Boolean constants: name each "atom is false" by a fresh literal
+    names = {z3.FreshConst(z3.BoolSort(translator.ctx), prefix="false"): atom for atom in atoms}
+    solver.push()
+    try:
+        for name, atom in names.items():
+            solver.add(z3.Implies(name, z3.Not(atom)))
+        assumed = list(names)
+        while assumed and time.perf_counter() < deadline:
+            _left(solver, deadline)
+            result = solver.check(*assumed)
+            if result == z3.sat:
+                return solver.model()
+            if result != z3.unsat:
+                break
+            core = solver.unsat_core()
+            if len(core) == 0:
+                break
+            given_up = str(core[0])  # one of these atoms must hold; give up one per step
+            assumed = [a for a in assumed if str(a) != given_up]
+        return dense  # out of time, or Z3 could not tell: the model as first found
+    finally:
+        solver.pop()
+
+
+def _countermodel(model: z3.ModelRef, translator: Z3Translator) -> Countermodel:
+    """`model` in source names: elements named after constants, every symbol evaluated."""
+    universe = list(model.get_universe(translator.sort) or [])
+    constants: dict[str, z3.ExprRef] = {}
+    predicates: dict[tuple[str, int], z3.FuncDeclRef | z3.ExprRef] = {}
+    functions: dict[tuple[str, int], z3.FuncDeclRef] = {}
+    for z3_name, symbol in translator.symbols.items():
+        decl = translator.declaration(z3_name)
+        if symbol.kind == "const":
+            constants[symbol.name] = model.eval(decl, model_completion=True)
+        elif symbol.kind == "pred":
+            predicates[(symbol.name, symbol.arity)] = decl
+        else:
+            functions[(symbol.name, symbol.arity)] = decl
+    if not universe:  # no constant, no quantifier: the sort was never used
+        universe = [z3.FreshConst(translator.sort, prefix="element")]
+    by_id = {e.get_id(): e for e in universe}
+    names, named_constants = element_names(
+        [e.get_id() for e in universe], {c: v.get_id() for c, v in constants.items()}
+    )
+    holds: dict[tuple[str, int], frozenset[tuple[str, ...]]] = {}
+    for (name, arity), decl in predicates.items():
+        rows = itertools.product(by_id, repeat=arity)
+        holds[(name, arity)] = frozenset(
+            tuple(names[i] for i in row)
+            for row in rows
+            if z3.is_true(
+                model.eval(decl(*(by_id[i] for i in row)) if arity else decl, model_completion=True)
+            )
+        )
+    tables: dict[tuple[str, int], dict[tuple[str, ...], str]] = {}
+    for (name, arity), decl in functions.items():
+        tables[(name, arity)] = {
+            tuple(names[i] for i in row): names[
+                model.eval(decl(*(by_id[i] for i in row)), model_completion=True).get_id()
+            ]
+            for row in itertools.product(by_id, repeat=arity)
+        }
+    return Countermodel(display_order(names, named_constants), named_constants, holds, tables)
+
+
 def _rlimit_count(solver: z3.Solver) -> int:
     try:
         return int(solver.statistics().get_key_value(_RLIMIT_KEY))
@@ -213,14 +415,22 @@ def _rlimit_count(solver: z3.Solver) -> int:
         return 0
 
 
-def _run(solver: z3.Solver, timeout_ms: int, rlimit: int | None, *, conjecture: bool) -> _Outcome:
-    """One `check()` under a watchdog, classified into an `_Outcome`."""
+def _run(
+    solver: z3.Solver,
+    timeout_ms: int,
+    rlimit: int | None,
+    *,
+    conjecture: bool,
+    cores: bool = False,
+) -> _Outcome:
+    """One `check()` under a watchdog, classified into an `_Outcome` (with the core if `cores`)."""
     watchdog = _Watchdog(solver.ctx, timeout_ms / 1000 * 1.1 + WATCHDOG_GRACE)
     before = _rlimit_count(solver)
     with watchdog:
         result = solver.check()
     if result == z3.unsat:
-        return _Outcome(Status.THEOREM if conjecture else Status.UNSATISFIABLE, "unsat")
+        core = _core(solver) if cores else None
+        return _Outcome(Status.THEOREM if conjecture else Status.UNSATISFIABLE, "unsat", core=core)
     if result == z3.sat:
         status = Status.COUNTER_SATISFIABLE if conjecture else Status.SATISFIABLE
         return _Outcome(status, "sat", model=_render_model(solver))
@@ -228,6 +438,15 @@ def _run(solver: z3.Solver, timeout_ms: int, rlimit: int | None, *, conjecture: 
     spent = _rlimit_count(solver) - before
     status = Status.TIMEOUT if watchdog.fired else _unknown_status(reason, spent, rlimit)
     return _Outcome(status, f"unknown ({reason})")
+
+
+def _core(solver: z3.Solver) -> tuple[int, ...] | None:
+    """The tracked axioms of the last unsat check, by index (None when none are tracked)."""
+    try:
+        names = [str(lit) for lit in solver.unsat_core()]
+    except z3.Z3Exception:
+        return None
+    return tuple(sorted(int(n[len(_TRACK) :]) for n in names if n.startswith(_TRACK)))
 
 
 def _unknown_status(reason: str, spent: int, rlimit: int | None) -> Status:

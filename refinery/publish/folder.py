@@ -60,6 +60,7 @@ CHANGES_SCHEMA = pa.schema(
             "reason",
             "reviewer",
             "repaired_by",
+            "evidence",
         )
     ]
 )
@@ -109,10 +110,12 @@ def change_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
     Premise FOL is compared line by line (``premises-FOL[i]``, i from 0; a line only on one side
     has ``None`` on the other), then ``conclusion-FOL``, then ``label`` (original vs current).
+    Every row carries the item's ``evidence``: why its final FOL gets the provers' label.
     """
     out = []
     for row in rows:
-        common = {k: str(row.get(k) or "") for k in ("status", "reason", "reviewer", "repaired_by")}
+        keys = ("status", "reason", "reviewer", "repaired_by", "evidence")
+        common = {k: str(row.get(k) or "") for k in keys}
         before, after = _lines(row.get("original_premises_fol")), _lines(row.get("premises-FOL"))
         fields = [
             (f"premises-FOL[{i}]", _at(before, i), _at(after, i))

@@ -229,5 +229,5 @@ def _apply_row(row: dict[str, Any], outcome: Outcome) -> None:
     )
     row["conclusion-FOL"] = outcome.refined_conclusion_fol
     row["status"] = outcome.status.value
-    for key in ("label", "prover_label", *REVIEW_FIELDS):
+    for key in ("label", "prover_label", "evidence", *REVIEW_FIELDS):
         row[key] = getattr(outcome, key)

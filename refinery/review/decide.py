@@ -144,6 +144,7 @@ def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
         nl_premises=row["nl_premises"].split("\n"),
         conclusion=row["conclusion"],
         item_id=row["id"],
+        gold=resolved.label,
     )
     note = row["note"].strip()
     needs_note = False

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from refinery.check import Checker, lint_item, parse_item
 from refinery.datasets.records import Item
-from refinery.labels import GOLD_LABELS
+from refinery.labels import GOLD_LABELS, normalize_gold_label
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget, Prover
 
@@ -26,7 +26,8 @@ class Feedback:
     `syntax`: one rendered problem per formula that does not parse (message and caret line);
     `lint`: rendered lint issues (errors and warnings); `lint_errors`: the errors among them;
     `labels`: each prover's label; `label`: the label both agree on ("" when they do not or
-    nothing was proved); `agreement`: the agreement code from the check stage.
+    nothing was proved); `agreement`: the agreement code from the check stage; `evidence`: why
+    (the premises that prove it, or a countermodel; one line each, see `refinery.prove.evidence`).
     """
 
     syntax: tuple[str, ...] = ()
@@ -35,6 +36,7 @@ class Feedback:
     labels: dict[str, str] = field(default_factory=dict)
     label: str = ""
     agreement: str = ""
+    evidence: tuple[str, ...] = ()
 
     @property
     def parses(self) -> bool:
@@ -60,6 +62,7 @@ class Feedback:
         per = ", ".join(f"{k}={v}" for k, v in sorted(self.labels.items()))
         agreed = self.label or "no agreed label"
         lines.append(f"provers: {agreed} ({per}; {self.agreement})")
+        lines += [f"  why: {line}" for line in self.evidence]
         return "\n".join(lines)
 
 
@@ -81,8 +84,13 @@ class FeedbackEngine:
         nl_premises: Sequence[str] = (),
         conclusion: str = "",
         item_id: str = "review/item/0",
+        gold: str = "",
     ) -> Feedback:
-        """Parse, lint and prove one item's FOL (premise formulas, then the conclusion)."""
+        """Parse, lint and prove one item's FOL (premise formulas, then the conclusion).
+
+        With the `gold` label, a countermodel is looked for where the provers' label is not it
+        (as in the check stage); without, for both directions of an Uncertain verdict.
+        """
         dataset, split, example = (item_id.split("/", 2) + ["", ""])[:3]
         item = Item(
             dataset=dataset,
@@ -93,8 +101,8 @@ class FeedbackEngine:
             premises_fol=tuple(premises_fol),
             conclusion=conclusion,
             conclusion_fol=conclusion_fol or None,
-            label=None,
-            raw_label="",
+            label=normalize_gold_label(gold),
+            raw_label=gold,
             source="review",
             line=0,
             raw="{}",
@@ -110,5 +118,9 @@ class FeedbackEngine:
         [row] = self._checker.check_story([item])
         labels = {k.removeprefix("label_"): v for k, v in row.items() if k.startswith("label_")}
         return Feedback(
-            lint=rendered, labels=labels, label=row["label"], agreement=row["agreement"]
+            lint=rendered,
+            labels=labels,
+            label=row["label"],
+            agreement=row["agreement"],
+            evidence=tuple(line for line in row["evidence"].split("\n") if line),
         )

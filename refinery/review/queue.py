@@ -46,6 +46,7 @@ CONTENT_COLUMNS: tuple[str, ...] = (
     "prover_labels",
     "suggested_label",
     "critique",
+    "evidence",
     "rounds",
     "content_hash",
 )
@@ -203,6 +204,7 @@ def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
             prover_labels="; ".join(f"{k}={_text(v)}" for k, v in sorted(o.prover_labels.items())),
             suggested_label=_text(o.suggested_label),
             critique=_text(o.critique),
+            evidence=_text(o.evidence),
             rounds=_text(o.rounds),
             content_hash=_text(o.content_hash),
             status=OPEN,
@@ -323,6 +325,8 @@ def write_queue(
     - ``prover_labels``: each prover's label, ``name=label`` joined by ``;``;
     - ``suggested_label``: the label the agents propose, if any;
     - ``critique``: the agents' explanation;
+    - ``evidence``: why the provers give their label: the premises that prove it, or a
+      countermodel in which every premise holds and the conclusion fails (one line each);
     - ``rounds``: how many critique/repair rounds ran;
     - ``content_hash``: the item's content hash; a decision is tied to it;
     - ``status``: ``open`` or ``decided`` (``decision`` is one of `DECISIONS`); recomputed;

@@ -1,7 +1,8 @@
 """`refinery review work`: the interactive loop, one queue item at a time, in a plain terminal.
 
 Each item shows its NL premises aligned with their FOL, the conclusion, the gold, prover and
-suggested labels, the critique and the proposed edit as a diff. Keys:
+suggested labels with the evidence (the premises that prove the provers' label, or a
+countermodel), the critique and the proposed edit as a diff. Keys:
 
     a  accept the proposal          k  keep the original         e  edit a FOL line
     l  set the label                n  add a note                w  save the edited draft
@@ -165,6 +166,7 @@ class ReviewSession:
             nl_premises=row["nl_premises"].split("\n"),
             conclusion=row["conclusion"],
             item_id=row["id"],
+            gold=draft.label,
         )
         if not feedback.parses:
             self.write(feedback.render())
@@ -243,6 +245,9 @@ class ReviewSession:
         suggested = row["suggested_label"] or "-"
         w(f"Gold: {row['gold_label'] or '-'}   Provers: {row['prover_labels'] or '-'}")
         w(f"Suggested label: {suggested}")
+        for line in (row["evidence"] or "").split("\n"):
+            if line:
+                w(f"  why: {line}")
         if row["critique"]:
             w(f"Critique: {row['critique']}")
         if row["proposed_fol"].strip():

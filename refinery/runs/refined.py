@@ -5,7 +5,8 @@ with `premises-FOL` / `conclusion-FOL` holding the refined FOL, so the file is a
 replacement for the original. Added columns: `id`, `status` (verified | repaired | needs_review),
 `reason`, `original_label`, `label` (always equal to the original: labels never change
 automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
-`original_conclusion_fol`, `repaired_by`, `error_classes`, `audit` (a pointer into `audit.jsonl`),
+`original_conclusion_fol`, `repaired_by`, `error_classes`, `evidence` (why the refined FOL
+gets its label: proving premises or a countermodel), `audit` (a pointer into `audit.jsonl`),
 `run_id`, `content_hash`, and the review columns `review_decision`, `reviewer`,
 `reviewed_at`, `review_note` (empty until `refinery review apply`; status then `reviewed`). A source whose rows are not items (ProofWriter: a row is a theory)
 gets FOLIO v2's columns, with its original row as JSON text in `source_row`. Both parquet and
@@ -37,6 +38,7 @@ OUTCOME_COLUMNS = (
     "original_conclusion_fol",
     "repaired_by",
     "error_classes",
+    "evidence",
     "audit",
     "run_id",
     "content_hash",
@@ -74,6 +76,7 @@ def refined_rows(
                 "original_conclusion_fol": o.original_conclusion_fol,
                 "repaired_by": o.repaired_by,
                 "error_classes": ",".join(o.error_classes),
+                "evidence": o.evidence,
                 "audit": f"audit.jsonl#{item.id}",
                 "run_id": run_id,
                 "content_hash": item.content_hash,

@@ -15,6 +15,7 @@ from refinery.logic.syntax import (
     Exists,
     Forall,
     Formula,
+    Func,
     Implies,
     Not,
     Or,
@@ -332,3 +333,82 @@ def test_concurrent_checks_are_independent() -> None:
         Status.UNSATISFIABLE,
         Status.TIMEOUT,
     ]
+
+
+# --- evidence: unsat cores and smallest readable models -------------------------------------
+
+from refinery.logic.parse import parse  # noqa: E402 - the evidence tests read formulas as text
+
+
+def _texts(*formulas: str) -> tuple[Formula, ...]:
+    return tuple(parse(f) for f in formulas)
+
+
+EVIDENCE_STORY = _texts(
+    "∀x (Student(x) → Young(x))",  # 0
+    "Student(mara)",  # 1
+    "Teacher(bob)",  # 2: never needed
+    "∀x (Young(x) → Happy(x))",  # 3
+)
+
+
+@pytest.mark.parametrize(
+    ("conjecture", "core"),
+    [("Happy(mara)", (0, 1, 3)), ("Young(mara)", (0, 1)), ("Teacher(bob) ∨ Rich(bob)", (2,))],
+)
+def test_a_proof_names_a_minimal_set_of_premises(conjecture: str, core: tuple[int, ...]) -> None:
+    verdict = PROVER.check_many(EVIDENCE_STORY, [None, parse(conjecture)], BUDGET)[1]
+    assert verdict.status is Status.THEOREM and verdict.core == core
+    # the core alone proves it, and dropping any one of its premises does not (minimal)
+    alone = tuple(EVIDENCE_STORY[i] for i in core)
+    assert check(*alone, conjecture=parse(conjecture)).status is Status.THEOREM
+    for left_out in core:
+        rest = tuple(EVIDENCE_STORY[i] for i in core if i != left_out)
+        assert check(*rest, conjecture=parse(conjecture)).status is Status.COUNTER_SATISFIABLE
+
+
+def test_inconsistent_premises_name_the_contradiction_and_sat_answers_have_no_core() -> None:
+    story = (*EVIDENCE_STORY, parse("¬Happy(mara)"))
+    consistency, open_question = PROVER.check_many(story, [None, parse("Rich(bob)")], BUDGET)
+    assert consistency.status is Status.UNSATISFIABLE and consistency.core == (0, 1, 3, 4)
+    assert open_question.status is Status.THEOREM  # from contradictory premises anything follows
+    assert check(*EVIDENCE_STORY, conjecture=parse("Rich(bob)")).core is None
+    untracked = PROVER.check_many(story, [None], BUDGET, cores=False)[0]
+    assert untracked.status is Status.UNSATISFIABLE and untracked.core is None
+
+
+def test_find_model_gives_a_smallest_sparse_countermodel() -> None:
+    verdict = PROVER.find_model(Problem(EVIDENCE_STORY, parse("Teacher(mara)")), BUDGET)
+    model = verdict.countermodel
+    assert verdict.status is Status.COUNTER_SATISFIABLE and model is not None
+    assert all(model.holds(f) for f in EVIDENCE_STORY) and not model.holds(parse("Teacher(mara)"))
+    assert model.size == 2  # bob teaches and mara does not: no one-element model
+    # only what the premises force holds: nothing says bob is a student
+    assert model.predicates[("Student", 1)] == frozenset({(model.constants["mara"],)})
+
+
+def test_find_model_of_a_theorem_says_theorem_and_no_model() -> None:
+    verdict = PROVER.find_model(Problem(EVIDENCE_STORY, parse("Happy(mara)")), BUDGET)
+    assert verdict.status is Status.THEOREM and verdict.countermodel is None
+
+
+def test_find_model_with_functions_and_equality() -> None:
+    fx = Func("f", (x,))
+    premises = (Forall("x", Not(Eq(fx, x))), parse("P(a)"))
+    verdict = PROVER.find_model(Problem(premises, parse("P(f(a))")), BUDGET)
+    model = verdict.countermodel
+    assert model is not None and model.size == 2
+    assert all(model.holds(p) for p in premises) and not model.holds(parse("P(f(a))"))
+
+
+def test_find_model_keeps_z3s_size_when_no_smaller_one_is_found_in_time() -> None:
+    # each constant alone has its own property: nine elements, and proving that no eight will
+    # do is a pigeonhole problem; the search gives up on it and keeps the model it has
+    n = z3_backend.MAX_MODEL_SIZE + 1
+    facts = tuple(
+        parse(f"P{i}(c{j})" if i == j else f"¬P{i}(c{j})") for i in range(n) for j in range(n)
+    )
+    verdict = PROVER.find_model(Problem(facts, None), BUDGET)
+    model = verdict.countermodel
+    assert verdict.status is Status.SATISFIABLE and model is not None
+    assert model.size == n and all(model.holds(f) for f in facts)

@@ -87,7 +87,7 @@ def _expected_changes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         fields += [("label", r["original_label"], r["label"])]
         for field, before, after in fields:
             if before != after:
-                who = {k: r[k] for k in ("status", "reason", "reviewer", "repaired_by")}
+                who = {k: r[k] for k in ("status", "reason", "reviewer", "repaired_by", "evidence")}
                 out.append({"id": r["id"], "field": field, "before": before, "after": after, **who})
     return out
 

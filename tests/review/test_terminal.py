@@ -91,6 +91,8 @@ def test_work_in_a_terminal_then_apply(tmux: Tmux, workspace: tuple[Path, Path])
     tmux("new-session", "-d", "-s", "work", "-x", "220", "-y", "60", command)
 
     tmux.wait_for("item 1/4 · folio-sample/all/203")
+    # the evidence under the labels: the premises that prove the provers' label, False
+    tmux.wait_for("why: proves its negation: premises[0], premises[1], premises[2] (eprover, z3)")
     tmux.type("a")  # accept: the suggested label False
     tmux.wait_for("saved: folio-sample/all/203 accept_proposal")
 
@@ -113,6 +115,7 @@ def test_work_in_a_terminal_then_apply(tmux: Tmux, workspace: tuple[Path, Path])
         tmux.type(key)
     tmux.wait_for("line 3 updated in the draft")
     assert "provers: True (eprover=True, z3=True; agreed)" in tmux.screen()
+    assert "why: proves the conclusion: premises[" in tmux.screen()  # recomputed for the edit
     tmux.type("w")
     tmux.wait_for("saved: folio-sample/all/301 edit")
 

@@ -1,8 +1,9 @@
-"""EProver and VampireProver: argv, binary resolution, verdict mapping, the runner and real E.
+"""EProver and VampireProver: argv, binary resolution, verdict mapping, the runner, real provers.
 
-Vampire is not installed here, so its backend runs against a fake `vampire` shell script that
-records its argv, cwd, pid and problem file and prints canned output. The same fake stands in for
-E where only the command line matters. Tests marked `prover` run the real E.
+Where only the command line and the output mapping matter, a fake shell script stands in for the
+binary: it records its argv, cwd, pid and problem file and prints canned output. Tests marked
+`prover` run the real E and the real Vampire (`vampire_path`: $VAMPIRE_PATH or
+../shared/bin/vampire; those skip, saying so, without one).
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ SATISFIABLE = Problem(MORTAL)
 UNSATISFIABLE = Problem((*MORTAL, Not(Pred("Mortal", (Const("socrates"),)))))
 
 VAMPIRE_VERSION = "Vampire 4.8 (commit fake on 2024-01-01)"
+#: casc mode; then (after the time limit) the syntax and a TPTP proof naming its inputs
+VAMPIRE_ARGS = [
+    "--mode", "casc", "--input_syntax", "tptp", "--proof", "tptp", "--output_axiom_names", "on",
+]  # fmt: skip
 VAMPIRE_THEOREM = "% Refutation found.\n% SZS status Theorem for problem\n"
 VAMPIRE_MODEL = (
     "% Finite Model Found!\n% SZS status Satisfiable for problem\n"
@@ -155,7 +160,7 @@ def test_vampire_resolves_from_env_and_builds_casc_argv(
     assert prover.path == str(fake.path)
     assert prover.available()
     verdict = prover.check(THEOREM, Budget(seconds=2.5))
-    assert fake.argv() == ["--mode", "casc", "-t", "3", "--input_syntax", "tptp", "problem.p"]
+    assert fake.argv() == [*VAMPIRE_ARGS[:2], "-t", "3", *VAMPIRE_ARGS[2:], "problem.p"]
     assert fake.problem() == tptp_text(THEOREM)
     assert verdict.prover == "vampire"
     assert verdict.status is Status.THEOREM
@@ -169,7 +174,9 @@ def test_vampire_resolves_from_env_and_builds_casc_argv(
 def test_vampire_consistency_question_uses_model_finding_mode(tmp_path: Path) -> None:
     fake = make_fake(tmp_path, stdout=VAMPIRE_MODEL)
     verdict = VampireProver(fake.path).check(SATISFIABLE, Budget(seconds=4))
-    assert fake.argv() == ["--mode", "casc_sat", "-t", "4", "--input_syntax", "tptp", "problem.p"]
+    assert fake.argv() == [
+        *VAMPIRE_ARGS[:2], "--intent", "sat", "-t", "4", *VAMPIRE_ARGS[2:], "problem.p"
+    ]  # fmt: skip
     assert "conjecture" not in fake.problem()
     assert verdict.status is Status.SATISFIABLE
     assert verdict.model is not None and "domain size is 1" in verdict.model
@@ -406,7 +413,7 @@ def test_runner_missing_binary_raises_oserror(tmp_path: Path) -> None:
         run_on_file([str(tmp_path / "nothing")], "", timeout=1)
 
 
-# --- the real E ------------------------------------------------------------------------------
+# --- the real provers: E, and Vampire when its binary is there ----------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -414,6 +421,15 @@ def eprover() -> EProver:
     prover = EProver()
     if not prover.available():
         pytest.skip("E prover not found")
+    return prover
+
+
+@pytest.fixture(scope="module", params=["eprover", "vampire"])
+def real_tptp(request: pytest.FixtureRequest) -> Prover:
+    """Each real TPTP prover in turn (Vampire skips, saying so, without its binary)."""
+    if request.param == "vampire":
+        return VampireProver(request.getfixturevalue("vampire_path"))
+    prover: Prover = request.getfixturevalue("eprover")
     return prover
 
 
@@ -445,13 +461,50 @@ def pigeonhole(pigeons: int) -> Problem:
         (pigeonhole(4), Status.UNSATISFIABLE, False),
     ],
 )
-def test_real_e(eprover: EProver, problem: Problem, status: Status, has_model: bool) -> None:
-    verdict = eprover.check(problem, Budget(seconds=5))
+def test_real_prover(real_tptp: Prover, problem: Problem, status: Status, has_model: bool) -> None:
+    verdict = real_tptp.check(problem, Budget(seconds=5))
     assert verdict.status is status, verdict
-    assert verdict.raw == f"% SZS status {status.value}"
-    assert verdict.version.startswith("E 3.")
+    assert verdict.raw.startswith(f"% SZS status {status.value}")
+    assert verdict.version.startswith({"eprover": "E 3.", "vampire": "Vampire 5."}[real_tptp.name])
     assert (verdict.model is not None) == has_model
     assert verdict.elapsed < 5
+
+
+@pytest.mark.prover
+@pytest.mark.parametrize(
+    ("problem", "core"),
+    [
+        (THEOREM, (0, 1)),
+        (UNSATISFIABLE, (0, 1, 2)),
+        # an axiom the proof does not need is left out of its core
+        (Problem((Pred("Tall", (Const("ann"),)), *MORTAL), THEOREM.conjecture), (1, 2)),
+    ],
+)
+def test_real_prover_names_the_premises_its_proof_uses(
+    real_tptp: Prover, problem: Problem, core: tuple[int, ...]
+) -> None:
+    verdict = real_tptp.check(problem, Budget(seconds=5))
+    assert verdict.core == core, verdict
+    # a satisfiable answer has no proof, so no core
+    assert real_tptp.check(COUNTER_SATISFIABLE, Budget(seconds=5)).core is None
+
+
+@pytest.mark.prover
+def test_real_vampire_finds_a_smallest_countermodel(vampire_path: str) -> None:
+    from refinery.logic.parse import parse
+
+    verdict = VampireProver(vampire_path).find_model(COUNTER_SATISFIABLE, Budget(seconds=5))
+    model = verdict.countermodel
+    assert verdict.status is Status.COUNTER_SATISFIABLE and model is not None, verdict
+    # socrates is mortal and plato is not: two elements, and no fewer will do
+    assert model.size == 2
+    assert all(model.holds(a) for a in COUNTER_SATISFIABLE.axioms)
+    assert COUNTER_SATISFIABLE.conjecture is not None
+    assert not model.holds(COUNTER_SATISFIABLE.conjecture)
+    assert "Man(socrates)" in model.render(false_atoms=[parse("Mortal(plato)")])
+    # no model of a theorem's premises and negated conclusion
+    proved = VampireProver(vampire_path).find_model(THEOREM, Budget(seconds=5))
+    assert proved.countermodel is None and proved.status is not Status.COUNTER_SATISFIABLE
 
 
 @pytest.mark.prover
@@ -475,11 +528,11 @@ def _spy_runs(monkeypatch: pytest.MonkeyPatch) -> list[RunResult]:
 
 
 @pytest.mark.prover
-def test_real_e_hard_problem_stops_within_budget(
-    eprover: EProver, monkeypatch: pytest.MonkeyPatch
+def test_real_hard_problem_stops_within_budget(
+    real_tptp: Prover, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runs = _spy_runs(monkeypatch)
-    verdict = eprover.check(pigeonhole(10), Budget(seconds=1))
+    verdict = real_tptp.check(pigeonhole(10), Budget(seconds=1))
     assert verdict.status in (Status.TIMEOUT, Status.RESOURCE_OUT, Status.GAVE_UP), verdict
     assert verdict.elapsed < 1 + GRACE_SECONDS + 1.0
     assert verdict.output_tail  # undecided verdicts keep output for diagnosis
@@ -499,5 +552,6 @@ def test_real_e_is_killed_at_the_wall_clock_cap(eprover: EProver) -> None:
 
 
 @pytest.mark.prover
-def test_real_e_version(eprover: EProver) -> None:
-    assert eprover.version().startswith("E 3.5")
+def test_real_versions(real_tptp: Prover) -> None:
+    expected = {"eprover": "E 3.5", "vampire": "Vampire 5.0.1"}[real_tptp.name]
+    assert real_tptp.version().startswith(expected)
