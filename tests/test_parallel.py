@@ -48,7 +48,8 @@ def test_task_runner_values(text: str, spec: TaskRunnerSpec) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "spark", "dask://", "dask://host", "dask://:8786", "dask://h:0", "ray://h:x", "tcp://h:1"]
+    "text",
+    ["", "spark", "dask://", "dask://host", "dask://:8786", "dask://h:0", "ray://h:x", "tcp://h:1"],
 )
 def test_bad_task_runners_are_refused_with_the_choices(text: str) -> None:
     with pytest.raises(ConfigError, match=r"local, dask, dask://HOST:PORT, ray or ray://HOST:PORT"):
@@ -81,4 +82,6 @@ def test_a_view_never_creates_the_file_nor_reads_another_machines(tmp_path: Path
     path = tmp_path / "cache.sqlite"
     JsonStore(path, "verdicts").put("k", 1)
     assert worker_view(path, "verdicts", host="another-machine").get("k") is None
-    assert worker_view(path, "other_table", host=__import__("socket").gethostname()).get("k") is None
+    assert (
+        worker_view(path, "other_table", host=__import__("socket").gethostname()).get("k") is None
+    )
