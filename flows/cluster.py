@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from prefect.futures import as_completed
 from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 from prefect.task_runners import TaskRunner
 from prefect.tasks import Task
@@ -119,12 +118,16 @@ def cluster(spec: TaskRunnerSpec, workers: int) -> Iterator[tuple[TaskRunner[Any
 def map_batches(
     runner: TaskRunner[Any], task: Task[..., R], batches: Sequence[Any], job: Any
 ) -> Iterator[R]:
-    """Submit every batch, then yield results as batches complete (a failure raises)."""
+    """Submit every batch, then yield their results in order (a failure raises).
+
+    In order, not as completed: waiting on each future rides out a lost worker, whose batch the
+    scheduler runs again, where completion callbacks can miss the re-run.
+    """
     futures = [
         runner.submit(task, {"index": i, "stories": batch, "job": job})
         for i, batch in enumerate(batches)
     ]
-    for future in as_completed(futures):
+    for future in futures:
         yield future.result()
 
 

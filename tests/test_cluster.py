@@ -27,8 +27,9 @@ from refinery.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
-#: Columns that hold times, or that only say whether an answer came from the cache.
-TIMES = {"seconds", "prover_seconds", "elapsed", "created_at", "run_id"}
+#: Fields that hold times or run ids, and Z3's countermodels: a model depends on what the solver
+#: answered before on that worker, its status does not.
+TIMES = {"seconds", "prover_seconds", "elapsed", "created_at", "run_id", "model"}
 
 
 def _cluster(**env: str) -> Any:
@@ -215,3 +216,35 @@ def test_check_on_ray_equals_local(prefect_harness: None, tmp_path: Path) -> Non
     local = _check(SAMPLE, tmp_path / "l", tmp_path / "ls", "local")
     ray = _check(SAMPLE, tmp_path / "r", tmp_path / "rs", "ray")
     pd.testing.assert_frame_equal(ray, local)
+
+
+def test_llm_requests_share_one_global_concurrency_limit(prefect_harness: None) -> None:
+    from prefect.client.orchestration import get_client
+
+    from refinery.prove.verdict import Budget
+    from refinery.repair import RepairConfig
+    from tasks.batches import LLM_LIMIT, llm_slot, plan_repair_task
+
+    config = RepairConfig(agents=("rules", "llm"))
+    plan = plan_repair_task([], [], ["z3"], Budget(), config, (None, None), 1)
+    assert plan.job.llm_gate is llm_slot  # every worker's client takes a slot per request
+    with get_client(sync_client=True) as client:
+        assert client.read_global_concurrency_limit_by_name(LLM_LIMIT).limit == 1
+    inside, peak = [0], [0]
+    lock = threading.Lock()
+
+    def request() -> None:
+        with llm_slot():
+            with lock:
+                inside[0] += 1
+                peak[0] = max(peak[0], inside[0])
+            time.sleep(0.3)
+            with lock:
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=request) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert peak[0] == 1
