@@ -85,3 +85,24 @@ def test_a_view_never_creates_the_file_nor_reads_another_machines(tmp_path: Path
     assert (
         worker_view(path, "other_table", host=__import__("socket").gethostname()).get("k") is None
     )
+
+
+def test_a_deployment_keeps_its_task_runner_and_refuses_a_bad_one(tmp_path: Path) -> None:
+    from pydantic import ValidationError
+
+    from flows.serve import deployment_parameters
+    from refinery.pipeline import RefineSettings
+
+    settings = RefineSettings(source="x", runs_dir=str(tmp_path), task_runner="dask://h:8786")
+    params = deployment_parameters(settings)["settings"]
+    assert RefineSettings(**params).runner() == TaskRunnerSpec("dask", "tcp://h:8786")
+    with pytest.raises(ValidationError, match="task runner must be"):
+        RefineSettings(source="x", task_runner="spark")
+
+
+def test_llm_concurrency_caps_local_repair_processes_only_with_the_llm() -> None:
+    from refinery.pipeline import RefineSettings
+
+    with_llm = RefineSettings(source="x", workers=8, llm_concurrency=2)
+    assert with_llm.repair_workers() == 2
+    assert with_llm.model_copy(update={"agents": ("rules",)}).repair_workers() == 8
