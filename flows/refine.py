@@ -1,8 +1,9 @@
 """The refine flow: raw data → checked → repaired → refined split, review queue and report.
 
 Reads like the pipeline it runs; every step is a task over one core function (refinery.pipeline
-and friends), and the flow itself never looks at a verdict: its one branch is on the run-level
-decision that refinery.runs.changes makes.
+and friends), and the flow itself never looks at a verdict: it branches on where the work runs
+(`settings.task_runner`: this machine's pool, or story batches on a cluster, flows.cluster) and
+on the run-level decision that refinery.runs.changes makes.
 
 After the outputs are written, the run is compared with the previous run of its split
 (refinery.runs.changes): changes.md / changes.json in the run folder and a `refine-changes` artifact.
@@ -19,6 +20,7 @@ from typing import Any, cast
 from prefect import flow
 from prefect.states import Failed
 
+from flows.cluster import check_on_cluster, repair_on_cluster
 from refinery import pipeline
 from refinery.agents.endpoint import llm_endpoint
 from tasks.refine import (
@@ -42,11 +44,18 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
     items = list(loaded.items)
     settings = pipeline.resolve_outputs(settings, loaded)
     input_validation = validate_input_task(items)
-    rows = check_task(
-        items, list(settings.provers), settings.budget(), settings.workers, settings.cache_path()
-    )
+    spec = settings.runner()  # local: one task over this machine's pool; else batches on a cluster
+    provers, budget, cache = list(settings.provers), settings.budget(), settings.cache_path()
+    if spec.distributed:
+        rows = check_on_cluster(items, provers, budget, cache, spec, settings.workers)
+    else:
+        rows = check_task(items, provers, budget, settings.workers, cache)
     with llm_endpoint(settings.agents, cache_path=settings.llm_cache_path()) as endpoint:
-        outcomes = repair_task(items, rows, settings.with_endpoint(endpoint))
+        with_llm = settings.with_endpoint(endpoint)
+        if spec.distributed:
+            outcomes = repair_on_cluster(items, rows, with_llm)
+        else:
+            outcomes = repair_task(items, rows, with_llm)
     written = write_outputs_task(items, outcomes, settings)
     output_validation = validate_output_task(written["outcomes"])
     report = write_report_task(

@@ -12,7 +12,10 @@ first model finder among the provers (Vampire's finite model builder, else Z3), 
 item and cached like any verdict.
 
 `check_items` runs stories in worker processes and returns one row per item (input order) with
-the columns documented in `CATEGORIES` and `check_items`. For datasets with their own reasoning
+the columns documented in `CATEGORIES` and `check_items`. Its steps are public for runs on a
+cluster: `plan_check` (the driver answers unchanged stories from its cache), `check_batch` (a
+worker checks whole stories, writing no cache) and `CheckPlan.add` / `finish` (the driver, the
+only writer, stores each batch's rows and verdicts). For datasets with their own reasoning
 semantics (ProofWriter: forward chaining) it then adds that semantics' label and refines the
 category (`apply_dataset_semantics`). Provers are built inside each worker by an injected,
 picklable `prover_factory(names) -> list[Prover]`, which keeps this core free of the backends'
@@ -23,10 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +44,12 @@ from refinery.logic.lint import lint
 from refinery.logic.parse import Parsed, try_parse
 from refinery.logic.syntax import Formula
 from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
+from refinery.prove.cache import TABLE as VERDICT_TABLE
 from refinery.prove.cache import VerdictCache, problem_key
 from refinery.prove.decide import Agreement, combine, decide
 from refinery.prove.evidence import ModelVerdict, evidence_detail, evidence_lines, wanted_models
 from refinery.prove.verdict import Budget, ModelFinder, Problem, Prover, Verdict
-from refinery.store import JsonStore
+from refinery.store import JsonStore, this_host, worker_view
 
 #: Item categories, in the order they are tested: the first that applies wins.
 CATEGORIES = (
@@ -377,25 +382,7 @@ def apply_dataset_semantics(
     return out
 
 
-# -- parallel driver -----------------------------------------------------------------------------
-
-_WORKER: Checker | None = None
-
-
-def _init_worker(
-    factory: ProverFactory,
-    names: Sequence[str],
-    budget: Budget,
-    cache_path: Path | None,
-    evidence: bool = True,
-) -> None:
-    global _WORKER
-    _WORKER = Checker(factory(names), budget, VerdictCache(cache_path), evidence)
-
-
-def _run_story(items: Sequence[Item]) -> list[dict[str, Any]]:
-    assert _WORKER is not None, "worker not initialised"
-    return _WORKER.check_story(items)
+# -- driver and batches ----------------------------------------------------------------------------
 
 
 def group_stories(items: Iterable[Item]) -> list[list[Item]]:
@@ -404,6 +391,117 @@ def group_stories(items: Iterable[Item]) -> list[list[Item]]:
     for it in items:
         stories.setdefault((it.dataset, it.split, it.story_id), []).append(it)
     return sorted(stories.values(), key=len, reverse=True)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckJob:
+    """What a check batch needs besides its stories; picklable, it travels to every worker.
+
+    `cache_path` is the driver's verdict cache: a worker on the driver's `host` reads it, a
+    worker elsewhere proves afresh, and none writes it (`refinery.store.worker_view`).
+    `evidence` is `Checker.evidence`.
+    """
+
+    prover_factory: ProverFactory
+    prover_names: tuple[str, ...]
+    budget: Budget
+    cache_path: Path | None = None
+    host: str = field(default_factory=this_host)
+    evidence: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CheckBatch:
+    """A batch's rows and the verdicts it proved, which the driver stores."""
+
+    rows: list[dict[str, Any]]
+    verdicts: list[tuple[str, str]]
+
+
+@lru_cache(maxsize=8)
+def worker_provers(factory: ProverFactory, names: tuple[str, ...], thread: int) -> list[Prover]:
+    """The provers of one worker thread, built once (the E and Z3 versions are asked once)."""
+    return factory(names)
+
+
+def check_batch(stories: Sequence[Sequence[Item]], job: CheckJob) -> CheckBatch:
+    """Check whole stories on a worker; never writes a cache (see `CheckJob`)."""
+    cache = VerdictCache(None, store=worker_view(job.cache_path, VERDICT_TABLE, job.host))
+    provers = worker_provers(job.prover_factory, job.prover_names, threading.get_ident())
+    checker = Checker(provers, job.budget, cache, job.evidence)
+    rows = [row for story in stories for row in checker.check_story(story)]
+    cache.close()
+    return CheckBatch(rows, cache.recorded())
+
+
+@dataclass
+class CheckPlan:
+    """A check run as the driver sees it: cached rows, the stories to check, and the one writer.
+
+    `plan_check` answers unchanged stories from the row cache; each finished batch goes to
+    `add`, which stores its rows and verdicts at once; `finish` returns every row.
+    """
+
+    items: Sequence[Item]
+    job: CheckJob
+    keys: dict[str, str]
+    pending: list[list[Item]]
+    rows: list[dict[str, Any]]
+    row_store: JsonStore
+    verdicts: VerdictCache
+    on_progress: Callable[[int], None] | None = None
+
+    def add(self, batch: CheckBatch) -> None:
+        """Keep a batch's rows; store its verdicts and its rows (a row with a prover error is
+        not kept: the error may be transient)."""
+        self.verdicts.put_raw(batch.verdicts)
+        self.row_store.put_many(
+            (self.keys[row["id"]], row)
+            for row in batch.rows
+            if '"status": "Error"' not in row["verdicts"]
+        )
+        self.rows += batch.rows
+        if self.on_progress:
+            self.on_progress(len(batch.rows))
+
+    def finish(self) -> list[dict[str, Any]]:
+        """Every row in input order, with the dataset's own semantics (`apply_dataset_semantics`)."""
+        self.row_store.close()
+        self.verdicts.close()
+        rows = in_input_order(self.rows, [it.id for it in self.items])
+        return apply_dataset_semantics(rows, self.items)
+
+
+def plan_check(
+    items: Sequence[Item],
+    *,
+    prover_factory: ProverFactory,
+    prover_names: Sequence[str],
+    budget: Budget,
+    cache_path: Path | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    evidence: bool = True,
+) -> CheckPlan:
+    """Answer unchanged stories from the row cache; the rest become `pending` stories."""
+    verdicts = VerdictCache(cache_path)
+    verdicts.prepare()
+    row_store = JsonStore(cache_path.with_name("rows.sqlite") if cache_path else None, "rows")
+    row_store.prepare()
+    keys = {it.id: row_key(it, prover_names, budget, evidence) for it in items}
+    cached, pending = from_cache(
+        group_stories(items), row_store, lambda it, _: keys[it.id], on_progress
+    )
+    job = CheckJob(prover_factory, tuple(prover_names), budget, cache_path, evidence=evidence)
+    return CheckPlan(
+        items,
+        job,
+        keys,
+        [[it for it, _ in story] for story in pending],
+        [{**r, "cached": True} for r in cached],
+        row_store,
+        verdicts,
+        on_progress,
+    )
 
 
 def check_items(
@@ -417,7 +515,10 @@ def check_items(
     on_progress: Callable[[int], None] | None = None,
     evidence: bool = True,
 ) -> list[dict[str, Any]]:
-    """Check every item; rows come back in input order.
+    """Check every item on this machine; rows come back in input order.
+
+    The steps a cluster run takes one by one (`plan_check`, `check_batch` per batch,
+    `CheckPlan.add`, `CheckPlan.finish`), with a story per batch on a local pool.
 
     Parameters
     ----------
@@ -451,29 +552,18 @@ def check_items(
         `seconds` (wall time share), `verdicts` (JSON with every raw answer) and
         `evidence_detail` (JSON: every core per prover and question, every countermodel).
     """
-    VerdictCache(cache_path).prepare()
-    # whole rows of unchanged stories come from the row cache, without starting a worker
-    row_store = JsonStore(cache_path.with_name("rows.sqlite") if cache_path else None, "rows")
-    row_store.prepare()
-    keys = {it.id: row_key(it, prover_names, budget, evidence) for it in items}
-    cached, pending = from_cache(
-        group_stories(items), row_store, lambda it, _: keys[it.id], on_progress
-    )
-    fresh = run_stories(
-        pending,
-        _run_story,
-        initializer=_init_worker,
-        initargs=(prover_factory, tuple(prover_names), budget, cache_path, evidence),
-        workers=workers,
+    plan = plan_check(
+        items,
+        prover_factory=prover_factory,
+        prover_names=prover_names,
+        budget=budget,
+        cache_path=cache_path,
         on_progress=on_progress,
+        evidence=evidence,
     )
-    # one transaction for all new rows; a row with a prover error is not kept (may be transient)
-    row_store.put_many(
-        (keys[row["id"]], row) for row in fresh if '"status": "Error"' not in row["verdicts"]
-    )
-    row_store.close()
-    rows = in_input_order([{**r, "cached": True} for r in cached] + fresh, [it.id for it in items])
-    return apply_dataset_semantics(rows, items)
+    for batch in run_stories(plan.pending, partial(check_batch, job=plan.job), workers=workers):
+        plan.add(batch)
+    return plan.finish()
 
 
 @lru_cache(maxsize=1)

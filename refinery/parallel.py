@@ -3,22 +3,27 @@
 Both stages work story by story (a story's items share premises and naming evidence). This
 module owns the mechanics they share: answering unchanged stories from a content-addressed store
 in the parent (no worker started, nothing proved), running the rest in this process or in a fork
-pool whose initializer builds each worker's provers, reporting progress, and hashing the code
-that decides results so a code change invalidates cached results.
+pool, packing stories into batches for a cluster (`story_batches`), naming the task runner
+(`--task-runner`, `parse_task_runner`), and hashing the code that decides results so a code
+change invalidates cached results.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+import heapq
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
+from refinery.errors import ConfigError
 from refinery.store import JsonStore
 
 S = TypeVar("S")
+R = TypeVar("R")
 Row = dict[str, Any]
 
 
@@ -27,10 +32,14 @@ def from_cache(
     store: JsonStore,
     key: Callable[[S, Sequence[S]], str],
     on_progress: Callable[[int], None] | None = None,
-) -> tuple[list[Row], list[Sequence[S]]]:
-    """Split stories into the rows the store has for every member, and the stories still to run."""
+) -> tuple[list[Row], list[list[tuple[S, Row | None]]]]:
+    """Split stories into the rows the store has for every member, and the stories still to run.
+
+    A story still to run keeps each member's stored row (None when missing), so a stage that
+    works item by item reuses the members the store has.
+    """
     found_rows: list[Row] = []
-    pending: list[Sequence[S]] = []
+    pending: list[list[tuple[S, Row | None]]] = []
     for story in stories:
         found = [store.get(key(member, story)) for member in story]
         if all(row is not None for row in found):
@@ -38,42 +47,98 @@ def from_cache(
             if on_progress:
                 on_progress(len(story))
         else:
-            pending.append(story)
+            pending.append(list(zip(story, found, strict=True)))
     return found_rows, pending
 
 
-def run_stories(
-    stories: Sequence[Sequence[S]],
-    run: Callable[[Sequence[S]], list[Row]],
-    *,
-    initializer: Callable[..., None],
-    initargs: tuple[Any, ...],
-    workers: int,
-    on_progress: Callable[[int], None] | None = None,
-) -> list[Row]:
-    """`run(story)` for every story: here when `workers <= 1`, else in a fork pool (completion order).
+def run_stories(stories: Sequence[S], run: Callable[[list[S]], R], *, workers: int) -> Iterator[R]:
+    """`run([story])` for every story: here when `workers <= 1`, else in a fork pool.
 
-    `run` and `initializer` must be module-level functions: the pool pickles them by reference.
+    Results come in completion order. `run` must pickle (a module-level function, or a
+    `functools.partial` of one over picklable values).
     """
-    rows: list[Row] = []
-    if not stories:
-        return rows
-    if workers <= 1:
-        initializer(*initargs)
+    if workers <= 1 or len(stories) <= 1:
         for story in stories:
-            rows += run(story)
-            if on_progress:
-                on_progress(len(story))
-        return rows
-    with ProcessPoolExecutor(
-        workers, mp_context=get_context("fork"), initializer=initializer, initargs=initargs
-    ) as pool:
-        futures = {pool.submit(run, story): len(story) for story in stories}
+            yield run([story])
+        return
+    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+        futures = [pool.submit(run, [story]) for story in stories]
         for future in as_completed(futures):
-            rows += future.result()
-            if on_progress:
-                on_progress(futures[future])
-    return rows
+            yield future.result()
+
+
+def story_batches(
+    stories: Sequence[Sequence[S]], slots: int, *, per_slot: int = 4, max_items: int = 2000
+) -> list[list[Sequence[S]]]:
+    """Whole stories packed into balanced batches for `slots` parallel workers.
+
+    About `per_slot` batches per slot, so a slow batch does not leave the others idle at the
+    end and a lost worker loses a small share; more when a batch would exceed `max_items`, which
+    bounds the work redone after a loss and the size of one result. Largest story first, each
+    into the lightest batch.
+
+    >>> [[len(s) for s in b] for b in story_batches([[1] * 5, [2] * 3, [3] * 2, [4]], 1, per_slot=2)]
+    [[5, 1], [3, 2]]
+    """
+    total = sum(len(s) for s in stories)
+    count = min(len(stories), max(1, slots * per_slot, -(-total // max_items)))
+    heap = [(0, i) for i in range(count)]
+    batches: list[list[Sequence[S]]] = [[] for _ in range(count)]
+    for story in sorted(stories, key=len, reverse=True):
+        load, i = heapq.heappop(heap)
+        batches[i].append(story)
+        heapq.heappush(heap, (load + len(story), i))
+    return [b for b in batches if b]
+
+
+#: How a run executes its story batches: this machine's pool, or a cluster through Prefect.
+RunnerKind = Literal["local", "dask", "ray"]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRunnerSpec:
+    """`--task-runner`: `local`, `dask` / `ray` (a cluster started for the run), or an address."""
+
+    kind: RunnerKind = "local"
+    address: str | None = None  # tcp://HOST:PORT (Dask scheduler) or ray://HOST:PORT (Ray client)
+
+    @property
+    def distributed(self) -> bool:
+        return self.kind != "local"
+
+
+def parse_task_runner(text: str) -> TaskRunnerSpec:
+    """Parse `local | dask | dask://HOST:PORT | ray | ray://HOST:PORT`; otherwise `ConfigError`.
+
+    >>> parse_task_runner("dask://127.0.0.1:8786")
+    TaskRunnerSpec(kind='dask', address='tcp://127.0.0.1:8786')
+    >>> parse_task_runner("ray").address is None
+    True
+    """
+    value = text.strip()
+    if value in ("local", "dask", "ray"):
+        return TaskRunnerSpec(cast(RunnerKind, value))
+    scheme, sep, rest = value.partition("://")
+    host, colon, port = rest.rpartition(":")
+    if (
+        scheme in ("dask", "ray")
+        and sep
+        and host
+        and colon
+        and port.isdigit()
+        and 0 < int(port) < 65536
+    ):
+        address = f"tcp://{host}:{port}" if scheme == "dask" else f"ray://{host}:{port}"
+        return TaskRunnerSpec(cast(RunnerKind, scheme), address)
+    raise ConfigError(
+        f"task runner must be local, dask, dask://HOST:PORT, ray or ray://HOST:PORT, got {text!r}"
+    )
+
+
+def check_task_runner(text: str) -> str:
+    """`text` when `parse_task_runner` accepts it (a pydantic validator for settings)."""
+    parse_task_runner(text)
+    return text.strip()
 
 
 def in_input_order(rows: list[Row], ids: Sequence[str]) -> list[Row]:

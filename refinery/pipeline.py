@@ -20,6 +20,7 @@ from refinery.check import ProverFactory
 from refinery.datasets.records import Item, LoadResult
 from refinery.errors import LLMTransportError
 from refinery.outcomes import Outcome, Status, edit_rows, outcome_counts, summary_table
+from refinery.parallel import TaskRunnerSpec, check_task_runner, parse_task_runner
 from refinery.prove.verdict import Budget
 from refinery.repair import RepairConfig, check_agents, repair_items
 from refinery.runs.refined import refined_rows, write_refined
@@ -44,6 +45,10 @@ class RefineSettings(BaseModel):
     llm_rounds: int = Field(default=1, ge=0, le=10)
     provers: tuple[str, ...] = ("z3", "eprover")
     workers: int = Field(default_factory=config.default_workers, ge=1)
+    # local | dask | dask://HOST:PORT | ray | ray://HOST:PORT (refinery.parallel.parse_task_runner)
+    task_runner: Annotated[str, AfterValidator(check_task_runner)] = "local"
+    # LLM requests at once across every worker (a Prefect global concurrency limit on clusters)
+    llm_concurrency: int | None = Field(default=None, ge=1)
     budget_seconds: float = Field(default=config.DEFAULT_BUDGET_SECONDS, gt=0)
     rlimit: int = config.DEFAULT_RLIMIT
     state_dir: str = Field(default_factory=lambda: str(config.state_dir()))
@@ -65,6 +70,15 @@ class RefineSettings(BaseModel):
 
     def llm_cache_path(self) -> Path | None:
         return Path(self.state_dir) / "cache" / "llm.sqlite" if self.use_cache else None
+
+    def runner(self) -> TaskRunnerSpec:
+        return parse_task_runner(self.task_runner)
+
+    def repair_workers(self) -> int:
+        """Local repair processes: `--llm-concurrency` caps them when the LLM agent is on."""
+        if "llm" in self.agents and self.llm_concurrency:
+            return min(self.workers, self.llm_concurrency)
+        return self.workers
 
     def with_endpoint(self, endpoint: LLMEndpoint | None) -> RefineSettings:
         return self.model_copy(update={"endpoint": endpoint})
@@ -108,7 +122,7 @@ def repair(
         prover_names=settings.provers,
         budget=settings.budget(),
         config=settings.repair_config(),
-        workers=settings.workers,
+        workers=settings.repair_workers(),
         cache_path=settings.cache_path(),
         outcome_cache=settings.outcome_cache_path(),
     )

@@ -20,10 +20,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +33,21 @@ from refinery.agents.critique import findings_for, rule_critique
 from refinery.agents.endpoint import LLMEndpoint
 from refinery.agents.models import Diagnosis, Edit, Findings
 from refinery.agents.repairs import apply_candidate, propose_repairs
-from refinery.check import Checker, ProverFactory, check_code_version, group_stories
+from refinery.check import (
+    Checker,
+    ProverFactory,
+    check_code_version,
+    group_stories,
+    worker_provers,
+)
 from refinery.datasets.records import Item
 from refinery.errors import ConfigError
 from refinery.outcomes import Outcome, Reason, Status
 from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
+from refinery.prove.cache import TABLE as VERDICT_TABLE
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget
-from refinery.store import JsonStore
+from refinery.store import JsonStore, this_host, worker_view
 
 #: How far a check category is from `verified`: a candidate that climbs is progress.
 _RANK = {
@@ -406,31 +415,56 @@ def outcome_key(
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
 
 
-# -- parallel driver ------------------------------------------------------------------------------
+# -- driver and batches ----------------------------------------------------------------------------
+
+#: A story to repair: each item with its check row and its cached outcome (None: to run).
+Pending = list[tuple[Item, dict[str, Any], dict[str, Any] | None]]
 
 
-@dataclass
-class _Worker:
-    checker: Checker
-    config: RepairConfig
-    client: Any
-    provers: tuple[str, ...]
+@dataclass(frozen=True, slots=True)
+class RepairJob:
+    """What a repair batch needs besides its stories; picklable, it travels to every worker.
+
+    The cache paths are the driver's: a worker on the driver's `host` reads them, none writes
+    them (`refinery.store.worker_view`). `llm_gate()` is entered around every HTTP request to
+    the LLM (a cluster-wide concurrency limit); None: no limit.
+    """
+
+    prover_factory: ProverFactory
+    prover_names: tuple[str, ...]
     budget: Budget
-    outcomes: JsonStore
+    config: RepairConfig
+    cache_path: Path | None = None
+    host: str = field(default_factory=this_host)
+    llm_gate: Callable[[], AbstractContextManager[Any]] | None = None
 
 
-_WORKER: _Worker | None = None
+@dataclass(frozen=True, slots=True)
+class RepairBatch:
+    """A batch's outcomes (JSON form) and what it computed that the driver stores."""
+
+    outcomes: list[dict[str, Any]]
+    fresh: list[tuple[str, dict[str, Any]]]  # (outcome key, outcome) for the outcome cache
+    verdicts: list[tuple[str, str]]
+    replies: list[tuple[str, str]]
 
 
-def _init_worker(
-    factory: ProverFactory,
-    names: Sequence[str],
-    budget: Budget,
-    cache_path: Path | None,
-    config: RepairConfig,
-    outcome_cache: Path | None = None,
-) -> None:
-    global _WORKER
+def _story_fol(items: Iterable[Item]) -> list[str]:
+    """Every distinct FOL text of a story: the evidence naming-drift repairs compare against."""
+    return list(
+        dict.fromkeys(t for item in items for t in (*item.premises_fol, item.conclusion_fol or ""))
+    )
+
+
+def repair_batch(stories: Sequence[Pending], job: RepairJob) -> RepairBatch:
+    """Repair whole stories on a worker (cached outcomes pass through); writes no cache."""
+    config = job.config
+    verdicts = VerdictCache(None, store=worker_view(job.cache_path, VERDICT_TABLE, job.host))
+    checker = Checker(
+        worker_provers(job.prover_factory, job.prover_names, threading.get_ident()),
+        job.budget,
+        verdicts,
+    )
     client = None
     if "llm" in config.agents and config.llm is not None:
         from refinery.agents.llm import OpenAICompatibleClient
@@ -440,38 +474,93 @@ def _init_worker(
             config.llm.api_key,
             config.llm.model,
             timeout=config.llm.timeout,
-            cache_path=config.llm.cache_path,
+            gate=job.llm_gate,
         )
-    checker = Checker(factory(names), budget, VerdictCache(cache_path))
-    _WORKER = _Worker(
-        checker, config, client, tuple(names), budget, JsonStore(outcome_cache, "outcomes")
+        client.cache = worker_view(config.llm.cache_path, "replies", job.host)
+    out: list[dict[str, Any]] = []
+    fresh: list[tuple[str, dict[str, Any]]] = []
+    for story in stories:
+        story_fol = _story_fol(item for item, _, _ in story)
+        for item, row, outcome in story:
+            if outcome is None:
+                outcome = repair_item(
+                    item, row, checker=checker, config=config, story_fol=story_fol, client=client
+                ).to_dict()
+                key = outcome_key(item, story_fol, config, job.prover_names, job.budget)
+                fresh.append((key, outcome))
+            out.append(outcome)  # JSON form: what the cache holds and a worker sends back
+    replies = client.cache.recorded() if client is not None else []
+    if client is not None:
+        client.close()
+    verdicts.close()
+    return RepairBatch(out, fresh, verdicts.recorded(), replies)
+
+
+@dataclass
+class RepairPlan:
+    """A repair run as the driver sees it: cached outcomes, the stories to run, the one writer."""
+
+    items: Sequence[Item]
+    job: RepairJob
+    pending: list[Pending]
+    outcomes: list[dict[str, Any]]
+    store: JsonStore
+    verdicts: VerdictCache
+    replies: JsonStore
+    on_progress: Callable[[int], None] | None = None
+
+    def add(self, batch: RepairBatch) -> None:
+        """Keep a batch's outcomes; store its new outcomes, verdicts and LLM replies at once."""
+        self.store.put_many(batch.fresh)
+        self.verdicts.put_raw(batch.verdicts)
+        self.replies.put_raw(batch.replies)
+        self.outcomes += batch.outcomes
+        if self.on_progress:
+            self.on_progress(len(batch.outcomes))
+
+    def finish(self) -> list[Outcome]:
+        """Every outcome, in input order."""
+        for store in (self.store, self.verdicts, self.replies):
+            store.close()
+        ordered = in_input_order(self.outcomes, [it.id for it in self.items])
+        return [Outcome.from_dict(o) for o in ordered]
+
+
+def plan_repair(
+    items: Sequence[Item],
+    rows: Sequence[dict[str, Any]],
+    *,
+    prover_factory: ProverFactory,
+    prover_names: Sequence[str],
+    budget: Budget,
+    config: RepairConfig,
+    cache_path: Path | None = None,
+    outcome_cache: Path | None = None,
+    llm_gate: Callable[[], AbstractContextManager[Any]] | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> RepairPlan:
+    """Answer unchanged stories from the outcome cache; the rest become `pending` stories."""
+    by_id = {r["id"]: r for r in rows}
+    stories = [[(it, by_id[it.id]) for it in story] for story in group_stories(items)]
+    verdicts = VerdictCache(cache_path)
+    verdicts.prepare()
+    replies = JsonStore(config.llm.cache_path if config.llm else None, "replies")
+    replies.prepare()
+    store = JsonStore(outcome_cache, "outcomes")
+    store.prepare()
+    cached, pending = from_cache(
+        stories,
+        store,
+        lambda pair, story: outcome_key(
+            pair[0], _story_fol(it for it, _ in story), config, prover_names, budget
+        ),
+        on_progress,
     )
-
-
-def _story_fol(pairs: Sequence[tuple[Item, dict[str, Any]]]) -> list[str]:
-    """Every distinct FOL text of a story: the evidence naming-drift repairs compare against."""
-    return list(
-        dict.fromkeys(
-            t for item, _ in pairs for t in (*item.premises_fol, item.conclusion_fol or "")
-        )
+    job = RepairJob(
+        prover_factory, tuple(prover_names), budget, config, cache_path, llm_gate=llm_gate
     )
-
-
-def _run_story(pairs: Sequence[tuple[Item, dict[str, Any]]]) -> list[dict[str, Any]]:
-    assert _WORKER is not None, "worker not initialised"
-    w = _WORKER
-    story_fol = _story_fol(pairs)
-    out = []
-    for item, row in pairs:
-        key = outcome_key(item, story_fol, w.config, w.provers, w.budget)
-        outcome = w.outcomes.get(key)
-        if outcome is None:
-            outcome = repair_item(
-                item, row, checker=w.checker, config=w.config, story_fol=story_fol, client=w.client
-            ).to_dict()
-            w.outcomes.put(key, outcome)
-        out.append(outcome)  # JSON form: what the cache holds and the pool sends back
-    return out
+    todo = [[(it, row, found) for (it, row), found in story] for story in pending]
+    return RepairPlan(items, job, todo, cached, store, verdicts, replies, on_progress)
 
 
 def repair_items(
@@ -487,38 +576,27 @@ def repair_items(
     outcome_cache: Path | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> list[Outcome]:
-    """Repair every item given its check row; outcomes come back in input order.
+    """Repair every item on this machine given its check row; outcomes come in input order.
 
-    Stories are the unit of work (their formulas are the evidence for naming drift); provers
-    and the LLM client are built inside each worker, the verdict and LLM caches are shared files.
-    With `outcome_cache`, an item whose content, story, options and deciding code are unchanged
-    since a previous run gets its stored outcome without re-running the loop.
+    Stories are the unit of work (their formulas are the evidence for naming drift). With
+    `outcome_cache`, an item whose content, story, options and deciding code are unchanged since
+    a previous run gets its stored outcome without re-running the loop. The steps a cluster run
+    takes one by one: `plan_repair`, `repair_batch` per batch, `RepairPlan.add` and `finish`.
     """
-    by_id = {r["id"]: r for r in rows}
-    stories = [[(it, by_id[it.id]) for it in story] for story in group_stories(items)]
-    VerdictCache(cache_path).prepare()
-    if config.llm is not None:  # workers share the reply cache: create it before they start
-        JsonStore(config.llm.cache_path, "replies").prepare()
-    store = JsonStore(outcome_cache, "outcomes")
-    store.prepare()
-    # answer unchanged stories from the outcome cache here: no worker, no prover, no model
-    cached, pending = from_cache(
-        stories,
-        store,
-        lambda pair, story: outcome_key(pair[0], _story_fol(story), config, prover_names, budget),
-        on_progress,
-    )
-    store.close()
-    fresh = run_stories(
-        pending,
-        _run_story,
-        initializer=_init_worker,
-        initargs=(prover_factory, tuple(prover_names), budget, cache_path, config, outcome_cache),
-        workers=workers,
+    plan = plan_repair(
+        items,
+        rows,
+        prover_factory=prover_factory,
+        prover_names=prover_names,
+        budget=budget,
+        config=config,
+        cache_path=cache_path,
+        outcome_cache=outcome_cache,
         on_progress=on_progress,
     )
-    ordered = in_input_order(cached + fresh, [it.id for it in items])
-    return [Outcome.from_dict(o) for o in ordered]
+    for batch in run_stories(plan.pending, partial(repair_batch, job=plan.job), workers=workers):
+        plan.add(batch)
+    return plan.finish()
 
 
 __all__ = [
@@ -527,6 +605,8 @@ __all__ = [
     "check_agents",
     "parse_agents",
     "outcome_key",
+    "plan_repair",
+    "repair_batch",
     "repair_item",
     "repair_items",
 ]

@@ -5,11 +5,17 @@ One table of `key → JSON text`. WAL mode lets several worker processes read an
 mode takes an exclusive lock that SQLite's busy timeout does not cover. `path=None` disables the
 store: every `get` misses and `put` does nothing. One connection per store, guarded by a lock, so
 a store may also be shared by threads (the LLM client's callers may use threads).
+
+A `read_only` store is a worker's view of the driver's cache: it reads the file when it exists
+(never creating it) and keeps what is `put` in memory, so the driver, the only writer, can store
+`recorded()` entries with `put_raw`. `worker_view` opens one only on the driver's machine: SQLite
+is never shared across machines.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import sqlite3
 import threading
 from collections.abc import Iterable
@@ -20,19 +26,23 @@ from typing import Any
 class JsonStore:
     """`get`/`put` JSON values by string key in table `table` of the SQLite file `path`."""
 
-    def __init__(self, path: Path | None, table: str = "entries") -> None:
+    def __init__(
+        self, path: Path | None, table: str = "entries", *, read_only: bool = False
+    ) -> None:
         if not table.isidentifier():
             raise ValueError(f"table name must be an identifier, got {table!r}")
         self.path = path
         self.table = table
+        self.read_only = read_only
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
+        self._recorded: dict[str, str] = {}  # read_only: JSON text put here, for the driver
         self.hits = 0
         self.misses = 0
 
     def prepare(self) -> None:
         """Create the file, the table and WAL mode (call once, before workers start)."""
-        if self.path is None:
+        if self.path is None or self.read_only:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
@@ -51,6 +61,11 @@ class JsonStore:
     def _connect(self) -> sqlite3.Connection | None:
         if self.path is None:
             return None
+        if self._conn is None and self.read_only:
+            if not self.path.is_file():
+                return None
+            uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            self._conn = sqlite3.connect(uri, uri=True, timeout=60, check_same_thread=False)
         if self._conn is None:
             self.prepare()  # idempotent; cheap once the table exists
             conn = sqlite3.connect(
@@ -62,31 +77,48 @@ class JsonStore:
 
     def get(self, key: str) -> Any | None:
         with self._lock:
-            conn = self._connect()
-            row = (
-                conn.execute(f"SELECT value FROM {self.table} WHERE key = ?", (key,)).fetchone()
-                if conn
-                else None
-            )
-        if row is None:
+            text = self._recorded.get(key)
+            if text is None:
+                text = self._select(key)
+        if text is None:
             self.misses += 1
             return None
         self.hits += 1
-        return json.loads(row[0])
+        return json.loads(text)
+
+    def _select(self, key: str) -> str | None:
+        conn = self._connect()
+        if conn is None:
+            return None
+        try:
+            row = conn.execute(f"SELECT value FROM {self.table} WHERE key = ?", (key,)).fetchone()
+        except sqlite3.OperationalError:
+            if not self.read_only:
+                raise
+            return None  # the driver has not created this table yet: nothing cached
+        return None if row is None else str(row[0])
 
     def put(self, key: str, value: Any) -> None:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-        with self._lock:
-            conn = self._connect()
-            if conn is not None:
-                conn.execute(
-                    f"INSERT OR REPLACE INTO {self.table} (key, value) VALUES (?, ?)", (key, text)
-                )
+        self.put_raw([(key, json.dumps(value, ensure_ascii=False, default=str))])
 
     def put_many(self, entries: Iterable[tuple[str, Any]]) -> None:
         """Store several values in one transaction (one commit instead of one per value)."""
-        rows = [(key, json.dumps(value, ensure_ascii=False, default=str)) for key, value in entries]
+        self.put_raw(
+            (key, json.dumps(value, ensure_ascii=False, default=str)) for key, value in entries
+        )
+
+    def recorded(self) -> list[tuple[str, str]]:
+        """A read-only store's new entries as (key, JSON text), for the driver's `put_raw`."""
         with self._lock:
+            return list(self._recorded.items())
+
+    def put_raw(self, entries: Iterable[tuple[str, str]]) -> None:
+        """Store (key, JSON text) pairs in one transaction; a read-only store keeps them in memory."""
+        rows = list(entries)
+        with self._lock:
+            if self.read_only:
+                self._recorded.update(rows)
+                return
             conn = self._connect()
             if conn is not None and rows:
                 with conn:  # a transaction: BEGIN … COMMIT
@@ -100,3 +132,17 @@ class JsonStore:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+def this_host() -> str:
+    """This machine's name, as `worker_view` compares it."""
+    return socket.gethostname()
+
+
+def worker_view(path: Path | None, table: str, host: str) -> JsonStore:
+    """A worker's read-only view of the driver's cache: the file only on the driver's `host`.
+
+    A worker elsewhere gets an empty view (it recomputes), so SQLite is never read across a
+    network filesystem, and never written but by the driver.
+    """
+    return JsonStore(path if host == this_host() else None, table, read_only=True)

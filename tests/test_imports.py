@@ -7,6 +7,7 @@ below it, never above. Lazy imports inside functions count too: they are the sam
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -178,6 +179,11 @@ def test_no_module_is_too_long_to_hold_in_your_head() -> None:
         ("z3", {"refinery.logic.to_z3", "refinery.prove.z3_backend"}),
         ("lark", {"refinery.logic.parse"}),
         ("prefect", {m for m in MODULES if m.split(".")[0] in ("flows", "tasks")}),
+        # the cluster libraries, like Prefect, only where work is mapped onto task runners
+        *(
+            (library, {m for m in MODULES if m.split(".")[0] in ("flows", "tasks")})
+            for library in ("dask", "distributed", "ray", "prefect_dask", "prefect_ray")
+        ),
         ("great_expectations", {"refinery.validation"}),
         ("openai", {"refinery.agents.llm"}),
         ("xllamacpp", {"refinery.agents.embedded"}),
@@ -200,5 +206,24 @@ def test_plain_commands_do_not_import_prefect(tmp_path: Path) -> None:
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, str(formulas)], capture_output=True, text=True, cwd=REPO
+    )
+    assert "HEAVY []" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_local_check_imports_neither_prefect_nor_a_cluster_library(tmp_path: Path) -> None:
+    sample = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
+    code = (
+        "import sys; from refinery.cli import main; "
+        "main(['check', sys.argv[1], '--provers', 'z3', '--workers', '1', '--quiet', "
+        "'--out', sys.argv[2]]); "
+        "heavy = [m for m in ('prefect', 'great_expectations', 'dask', 'distributed', 'ray') "
+        "if m in sys.modules]; print('HEAVY', heavy)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(sample), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "REFINERY_STATE_DIR": str(tmp_path / "state")},
     )
     assert "HEAVY []" in proc.stdout, proc.stdout + proc.stderr

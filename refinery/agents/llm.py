@@ -20,6 +20,8 @@ import re
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -186,6 +188,9 @@ class OpenAICompatibleClient:
     response_format:
         ``"json_schema"`` (the reply model's schema, enforced by the server where supported,
         e.g. by llama.cpp's grammar) or ``"json_object"`` for endpoints that reject schemas.
+    gate:
+        Entered around every HTTP attempt, never around a cache hit: a concurrency limit
+        shared by every worker of a cluster run (None: no limit).
     """
 
     def __init__(
@@ -201,6 +206,7 @@ class OpenAICompatibleClient:
         temperature: float = 0.0,
         max_tokens: int = 512,
         response_format: ResponseFormat = "json_schema",
+        gate: Callable[[], AbstractContextManager[Any]] | None = None,
     ) -> None:
         self.base_url = base_url
         self.model = model
@@ -215,6 +221,7 @@ class OpenAICompatibleClient:
         self.cache = JsonStore(cache_path, "replies")
         self._api_key = api_key
         self._sdk: Any = None
+        self._gate = gate or nullcontext
 
     def _client(self) -> Any:
         if self._sdk is None:
@@ -288,7 +295,8 @@ class OpenAICompatibleClient:
             while True:
                 attempts += 1
                 try:
-                    reply = self._attempt(messages, response_format)
+                    with self._gate():
+                        reply = self._attempt(messages, response_format)
                     break
                 except LLMTransportError as exc:
                     error = str(exc)

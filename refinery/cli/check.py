@@ -1,4 +1,8 @@
-"""`refinery check`: parse, lint and prove every item; write one verdict row per item."""
+"""`refinery check`: parse, lint and prove every item; write one verdict row per item.
+
+Locally (the default) no Prefect is imported; `--task-runner dask|ray|…` runs the check flow
+(flows.check), whose rows are written the same way.
+"""
 
 from __future__ import annotations
 
@@ -46,16 +50,61 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
+
+    from refinery.outputs import write_table
+    from vampire.registry import resolve_names
+
+    console = Console(stderr=True)
+    names = resolve_names(args.provers.split(","))
+    cache = None if args.no_cache else config.state_dir() / "cache" / "verdicts.sqlite"
+    started = time.perf_counter()
+    if args.task_runner == "local":
+        rows = _check_here(args, names, cache, console)
+    else:
+        rows = _check_on_cluster(args, names, cache)
+    if not rows:
+        console.print("[red]no items loaded[/]")
+        return 1
+    wall = time.perf_counter() - started
+    first = rows[0]
+    out = args.out or Path(config.DEFAULT_RUNS_DIR) / first["dataset"] / first["split"] / "check"
+    parquet, csv = write_table(rows, out, "verdicts")
+    _print_summary(rows, names, wall, console)
+    console.print(f"wrote {parquet} and {csv}")
+    return 0
+
+
+def _check_on_cluster(
+    args: argparse.Namespace, names: list[str], cache: Path | None
+) -> list[dict[str, Any]]:
+    """The check flow with story batches on the cluster `--task-runner` names (via Prefect)."""
+    config.prefect_environment()
+    from flows.check import check_flow
+
+    rows: list[dict[str, Any]] = check_flow(
+        sources=list(args.sources),
+        provers=names,
+        budget_seconds=args.budget,
+        rlimit=args.rlimit or None,
+        workers=args.workers,
+        cache=str(cache) if cache else None,
+        task_runner=args.task_runner,
+        evidence=not args.no_evidence,
+    )
+    return rows
+
+
+def _check_here(
+    args: argparse.Namespace, names: list[str], cache: Path | None, console: Any
+) -> list[dict[str, Any]]:
+    """Check on this machine's pool, with a progress bar; no Prefect."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from refinery.check import check_items
     from refinery.datasets import load_any
-    from refinery.outputs import write_table
     from refinery.prove.verdict import Budget
-    from vampire.registry import build_provers, resolve_names
+    from vampire.registry import build_provers
 
-    console = Console(stderr=True)
-    names = resolve_names(args.provers.split(","))
     items: list[Any] = []
     for source in args.sources:
         result = load_any(source)
@@ -63,13 +112,8 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"[yellow]{err.source}:{err.line}: skipped row: {err.reason}[/]")
         items += result.items
     if not items:
-        console.print("[red]no items loaded[/]")
-        return 1
-    first = items[0]
-    out = args.out or Path(config.DEFAULT_RUNS_DIR) / first.dataset / first.split / "check"
+        return []
     budget = Budget(seconds=args.budget, rlimit=args.rlimit or None)
-    cache = None if args.no_cache else config.state_dir() / "cache" / "verdicts.sqlite"
-    started = time.perf_counter()
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -89,11 +133,7 @@ def run(args: argparse.Namespace) -> int:
             on_progress=lambda n: bar.advance(task, n),
             evidence=not args.no_evidence,
         )
-    wall = time.perf_counter() - started
-    parquet, csv = write_table(rows, out, "verdicts")
-    _print_summary(rows, names, wall, console)
-    console.print(f"wrote {parquet} and {csv}")
-    return 0
+    return rows
 
 
 def _print_summary(

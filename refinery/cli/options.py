@@ -28,6 +28,25 @@ def add_prover_options(parser: argparse.ArgumentParser, *, workers: bool = True)
             default=config.default_workers(),
             help="worker processes; a story is the unit of work (default: one per core)",
         )
+        parser.add_argument(
+            "--task-runner",
+            default="local",
+            type=_task_runner,
+            metavar="local|dask|dask://HOST:PORT|ray|ray://HOST:PORT",
+            help="where story batches run: this machine's pool (default), a new local Dask or "
+            "Ray cluster of --workers processes, or an existing one; anything but local runs "
+            "through Prefect",
+        )
+
+
+def _task_runner(text: str) -> str:
+    from refinery.errors import ConfigError
+    from refinery.parallel import check_task_runner
+
+    try:
+        return check_task_runner(text)
+    except ConfigError as err:
+        raise argparse.ArgumentTypeError(str(err)) from err
 
 
 def add_refine_options(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +70,13 @@ def add_refine_options(parser: argparse.ArgumentParser) -> None:
         help="rounds in which the LLM refiner is asked (default %(default)s; raise for a capable endpoint)",
     )
     add_prover_options(parser)
+    parser.add_argument(
+        "--llm-concurrency",
+        type=int,
+        metavar="N",
+        help="LLM requests at once across all workers (a Prefect global concurrency limit, "
+        "refinery-llm, on a cluster; locally it caps the repair processes); default: no limit",
+    )
     parser.add_argument("--no-cache", action="store_true", help="ignore the verdict and LLM caches")
 
 
@@ -68,6 +94,8 @@ def refine_settings(args: argparse.Namespace, **overrides: Any) -> Any:
         "llm_rounds": args.llm_rounds,
         "provers": tuple(resolve_names(args.provers.split(","))),
         "workers": args.workers,
+        "task_runner": args.task_runner,
+        "llm_concurrency": args.llm_concurrency,
         "budget_seconds": args.budget,
         "use_cache": not args.no_cache,
     }

@@ -34,12 +34,20 @@ def problem_key(prover: str, version: str, budget: Budget, problem: Problem) -> 
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
 
 
-class VerdictCache:
-    """Verdicts by `problem_key`; `path=None` disables caching. ERROR verdicts are not stored."""
+#: The verdict cache's table in its SQLite file.
+TABLE = "verdicts"
 
-    def __init__(self, path: Path | None) -> None:
-        self._store = JsonStore(path, "verdicts")
-        self.path = path
+
+class VerdictCache:
+    """Verdicts by `problem_key`; `path=None` disables caching. ERROR verdicts are not stored.
+
+    `store` replaces the file store, e.g. a worker's read-only view (`refinery.store.worker_view`)
+    whose new verdicts go back to the driver as `recorded()` entries.
+    """
+
+    def __init__(self, path: Path | None, *, store: JsonStore | None = None) -> None:
+        self._store = store if store is not None else JsonStore(path, TABLE)
+        self.path = self._store.path
 
     @property
     def hits(self) -> int:
@@ -73,6 +81,14 @@ class VerdictCache:
         self._store.put_many(
             (key, _stored(v)) for key, v in entries if v.status is not Status.ERROR
         )
+
+    def recorded(self) -> list[tuple[str, str]]:
+        """New verdicts of a read-only view, as (key, JSON text) for the driver's `put_raw`."""
+        return self._store.recorded()
+
+    def put_raw(self, entries: list[tuple[str, str]]) -> None:
+        """Store verdicts a worker recorded (already without ERROR verdicts)."""
+        self._store.put_raw(entries)
 
     def close(self) -> None:
         self._store.close()

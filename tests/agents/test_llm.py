@@ -266,6 +266,27 @@ def test_second_identical_call_is_served_from_the_cache(fake: FakeEndpoint, tmp_
     assert len(fake.requests) == 4
 
 
+def test_the_gate_holds_every_request_and_no_cache_hit(fake: FakeEndpoint, tmp_path: Path) -> None:
+    from contextlib import contextmanager
+
+    held: list[int] = []  # requests seen by the endpoint while the gate was held
+
+    @contextmanager
+    def gate() -> Iterator[None]:
+        before = len(fake.requests)
+        try:
+            yield
+        finally:
+            held.append(len(fake.requests) - before)
+
+    fake.script = [Reply(status=503), Reply()]
+    cache = tmp_path / "llm.sqlite"
+    _client(fake, cache_path=cache, gate=gate).complete_json(MESSAGES, Verdict, purpose="t")
+    assert held == [1, 1]  # the failed attempt and its retry, each inside the gate
+    _client(fake, cache_path=cache, gate=gate).complete_json(MESSAGES, Verdict, purpose="t")
+    assert held == [1, 1]  # a cache hit takes no slot
+
+
 def test_invalid_replies_are_cached_but_transport_failures_are_not(
     fake: FakeEndpoint, tmp_path: Path
 ) -> None:

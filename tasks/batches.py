@@ -1,0 +1,162 @@
+"""Tasks of a cluster run: the driver's cache-first steps, and story batches for the workers.
+
+`plan-*` and `finish-*` run in the flow's process (the driver): they read the caches before any
+batch is submitted and write every result after, so SQLite is written by one process only.
+`check-batch` / `repair-batch` are mapped on the cluster's task runner and write no cache. A
+batch that fails because its worker lacks a prover says which worker it was. Prefect retries a
+batch only on an operating-system error (a fork or a file limit on a busy worker); a lost
+worker's batch is re-run by the cluster's scheduler, and a prover timeout is a verdict, so
+neither is retried here.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from refinery.check import CheckBatch, CheckJob, CheckPlan, check_batch, plan_check
+from refinery.datasets.records import Item
+from refinery.errors import ProverUnavailable
+from refinery.outcomes import Outcome
+from refinery.prove.verdict import Budget
+from refinery.repair import (
+    Pending,
+    RepairBatch,
+    RepairConfig,
+    RepairJob,
+    RepairPlan,
+    plan_repair,
+    repair_batch,
+)
+from vampire.registry import build_provers
+
+#: The Prefect global concurrency limit that LLM requests of a cluster run take a slot from.
+LLM_LIMIT = "refinery-llm"
+#: The tag repair batches carry when they may call the LLM.
+LLM_TAG = "llm"
+
+
+def worker_name() -> str:
+    """Which worker this is, for error messages: the Dask worker's address, else host and pid."""
+    if "distributed" in sys.modules:
+        from distributed import get_worker
+
+        try:
+            return f"dask worker {get_worker().address} ({socket.gethostname()})"
+        except ValueError:  # not inside a Dask worker
+            pass
+    if "ray" in sys.modules:
+        import ray
+
+        if ray.is_initialized():
+            return f"ray node {ray.get_runtime_context().get_node_id()} ({socket.gethostname()})"
+    return f"{socket.gethostname()} (pid {os.getpid()})"
+
+
+@contextmanager
+def named_worker() -> Iterator[None]:
+    """Re-raise a missing prover with the worker's name, so the run says where to install it."""
+    try:
+        yield
+    except ProverUnavailable as err:
+        raise ProverUnavailable(f"on {worker_name()}: {err}") from err
+
+
+def retry_on_os_error(task: Any, task_run: Any, state: Any) -> bool:
+    """Prefect retry condition: an operating-system error (resources) only, never bad data."""
+    try:
+        state.result()
+    except OSError:
+        return True
+    except Exception:  # noqa: BLE001 - a bug or a missing prover: retrying cannot help
+        return False
+    return False
+
+
+def llm_slot() -> AbstractContextManager[None]:
+    """One slot of the LLM concurrency limit, held for one HTTP request (strict: it must exist)."""
+    from prefect.concurrency.sync import concurrency
+
+    return concurrency(LLM_LIMIT, occupy=1, strict=True)
+
+
+@task(name="plan-check", cache_policy=NO_CACHE)
+def plan_check_task(
+    items: list[Item],
+    provers: list[str],
+    budget: Budget,
+    cache: Path | None,
+    evidence: bool = True,
+) -> CheckPlan:
+    """Unchanged stories from the row cache; the rest to check (with evidence unless told not)."""
+    return plan_check(items, prover_factory=build_provers, prover_names=provers, budget=budget,
+                      cache_path=cache, evidence=evidence)  # fmt: skip
+
+
+@task(
+    name="check-batch",
+    task_run_name="check-batch-{index}",
+    cache_policy=NO_CACHE,
+    retries=2,
+    retry_delay_seconds=1,
+    retry_condition_fn=retry_on_os_error,
+)
+def check_batch_task(index: int, stories: Sequence[Sequence[Item]], job: CheckJob) -> CheckBatch:
+    """Check a batch of whole stories on a worker."""
+    with named_worker():
+        return check_batch(stories, job)
+
+
+@task(name="finish-check", cache_policy=NO_CACHE)
+def finish_check_task(plan: CheckPlan) -> list[dict[str, Any]]:
+    """Every check row in input order (the batches' results were stored as they came)."""
+    return plan.finish()
+
+
+@task(name="plan-repair", cache_policy=NO_CACHE)
+def plan_repair_task(
+    items: list[Item],
+    rows: list[dict[str, Any]],
+    provers: list[str],
+    budget: Budget,
+    config: RepairConfig,
+    caches: tuple[Path | None, Path | None],
+    llm_limit: int | None,
+) -> RepairPlan:
+    """Unchanged stories from the outcome cache; the rest to repair (with the LLM limit set)."""
+    if llm_limit and "llm" in config.agents:
+        from prefect.client.orchestration import get_client
+
+        with get_client(sync_client=True) as client:
+            client.upsert_global_concurrency_limit_by_name(LLM_LIMIT, llm_limit)
+    return plan_repair(items, rows, prover_factory=build_provers, prover_names=provers,
+                       budget=budget, config=config, cache_path=caches[0], outcome_cache=caches[1],
+                       llm_gate=llm_slot if llm_limit else None)  # fmt: skip
+
+
+@task(
+    name="repair-batch",
+    task_run_name="repair-batch-{index}",
+    cache_policy=NO_CACHE,
+    retries=2,
+    retry_delay_seconds=1,
+    retry_condition_fn=retry_on_os_error,
+)
+def repair_batch_task(index: int, stories: Sequence[Pending], job: RepairJob) -> RepairBatch:
+    """Repair a batch of whole stories on a worker."""
+    with named_worker():
+        return repair_batch(stories, job)
+
+
+@task(name="finish-repair", cache_policy=NO_CACHE)
+def finish_repair_task(plan: RepairPlan) -> list[Outcome]:
+    """Every outcome in input order."""
+    return plan.finish()

@@ -1,0 +1,108 @@
+"""Story batches, the task-runner option, and a worker's read-only view of the driver's caches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from refinery.cli import main
+from refinery.errors import ConfigError
+from refinery.parallel import TaskRunnerSpec, parse_task_runner, story_batches
+from refinery.store import JsonStore, worker_view
+
+
+@given(
+    st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=60),
+    st.integers(min_value=1, max_value=16),
+)
+def test_batches_keep_stories_whole_and_balance_them(sizes: list[int], slots: int) -> None:
+    stories = [[f"{i}-{j}" for j in range(n)] for i, n in enumerate(sizes)]
+    batches = story_batches(stories, slots)
+    flat = [story for batch in batches for story in batch]
+    assert sorted(map(tuple, flat)) == sorted(map(tuple, stories))  # each story once, whole
+    assert len(batches) == min(len(stories), max(4 * slots, -(-sum(sizes) // 2000)))
+    loads = [sum(map(len, b)) for b in batches]
+    assert max(loads) - min(loads) <= max(sizes)  # greedy: never more than one story apart
+
+
+def test_big_runs_get_more_batches_than_workers_need() -> None:
+    stories = [[i] * 10 for i in range(1000)]  # 10,000 items: at most 2,000 per batch
+    assert len(story_batches(stories, 1)) == 5 and len(story_batches(stories, 8)) == 32
+
+
+@pytest.mark.parametrize(
+    ("text", "spec"),
+    [
+        ("local", TaskRunnerSpec("local")),
+        ("dask", TaskRunnerSpec("dask")),
+        (" ray ", TaskRunnerSpec("ray")),
+        ("dask://10.0.0.5:8786", TaskRunnerSpec("dask", "tcp://10.0.0.5:8786")),
+        ("ray://head:10001", TaskRunnerSpec("ray", "ray://head:10001")),
+    ],
+)
+def test_task_runner_values(text: str, spec: TaskRunnerSpec) -> None:
+    assert parse_task_runner(text) == spec
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "spark", "dask://", "dask://host", "dask://:8786", "dask://h:0", "ray://h:x", "tcp://h:1"],
+)
+def test_bad_task_runners_are_refused_with_the_choices(text: str) -> None:
+    with pytest.raises(ConfigError, match=r"local, dask, dask://HOST:PORT, ray or ray://HOST:PORT"):
+        parse_task_runner(text)
+
+
+def test_the_command_line_refuses_a_bad_task_runner(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "x.jsonl", "--task-runner", "dask://nowhere"])
+    assert exit_.value.code == 2
+    assert "task runner must be local, dask, dask://HOST:PORT" in capsys.readouterr().err
+
+
+def test_a_read_only_view_reads_the_file_and_keeps_writes_for_the_driver(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    driver = JsonStore(path, "verdicts")
+    driver.put("old", {"v": 1})
+    view = worker_view(path, "verdicts", host=__import__("socket").gethostname())
+    assert view.get("old") == {"v": 1}
+    view.put("new", {"v": 2})
+    assert view.get("new") == {"v": 2} and driver.get("new") is None  # nothing written
+    driver.put_raw(view.recorded())
+    assert driver.get("new") == {"v": 2}
+
+
+def test_a_view_never_creates_the_file_nor_reads_another_machines(tmp_path: Path) -> None:
+    missing = tmp_path / "none.sqlite"
+    view = worker_view(missing, "verdicts", host=__import__("socket").gethostname())
+    assert view.get("k") is None and not missing.exists()
+    path = tmp_path / "cache.sqlite"
+    JsonStore(path, "verdicts").put("k", 1)
+    assert worker_view(path, "verdicts", host="another-machine").get("k") is None
+    assert (
+        worker_view(path, "other_table", host=__import__("socket").gethostname()).get("k") is None
+    )
+
+
+def test_a_deployment_keeps_its_task_runner_and_refuses_a_bad_one(tmp_path: Path) -> None:
+    from pydantic import ValidationError
+
+    from flows.serve import deployment_parameters
+    from refinery.pipeline import RefineSettings
+
+    settings = RefineSettings(source="x", runs_dir=str(tmp_path), task_runner="dask://h:8786")
+    params = deployment_parameters(settings)["settings"]
+    assert RefineSettings(**params).runner() == TaskRunnerSpec("dask", "tcp://h:8786")
+    with pytest.raises(ValidationError, match="task runner must be"):
+        RefineSettings(source="x", task_runner="spark")
+
+
+def test_llm_concurrency_caps_local_repair_processes_only_with_the_llm() -> None:
+    from refinery.pipeline import RefineSettings
+
+    with_llm = RefineSettings(source="x", workers=8, llm_concurrency=2)
+    assert with_llm.repair_workers() == 2
+    assert with_llm.model_copy(update={"agents": ("rules",)}).repair_workers() == 8
