@@ -37,6 +37,24 @@ def register(sub: Any) -> None:
     work.add_argument("--reason", action="append", default=[], help="only items with this reason")
     work.add_argument("--all", action="store_true", help="also show items already decided")
     work.set_defaults(handler=_work)
+    serve = add(
+        "serve", "decide items in the browser: a local page with live prover feedback", True
+    )
+    serve.add_argument("--reviewer", help="default name on the page (default: $USER)")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    serve.add_argument(
+        "--port", type=int, default=8765, help="0 picks a free port (default: %(default)s)"
+    )
+    serve.add_argument(
+        "--token",
+        nargs="?",
+        const="",
+        help="require this token on every request (needed for any host but 127.0.0.1); "
+        "without a value a random one is made",
+    )
+    serve.set_defaults(handler=_serve)
     check = add("check", "validate a queue edited in a spreadsheet", provers=True)
     check.add_argument("file", nargs="?", type=Path, help="the CSV (default: --queue)")
     check.set_defaults(handler=_check)
@@ -108,14 +126,18 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _work(args: argparse.Namespace) -> int:
+def _reviewer(args: argparse.Namespace) -> str:
     import getpass
     import os
 
+    return str(args.reviewer or os.environ.get("REFINERY_REVIEWER") or getpass.getuser())
+
+
+def _work(args: argparse.Namespace) -> int:
     from refinery.review.terminal import ReviewSession
 
     queue = _queue(args)
-    reviewer = args.reviewer or os.environ.get("REFINERY_REVIEWER") or getpass.getuser()
+    reviewer = _reviewer(args)
     session = ReviewSession(
         queue,
         _engine(args),
@@ -124,6 +146,25 @@ def _work(args: argparse.Namespace) -> int:
         include_decided=args.all,
     )
     session.run()
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import secrets
+
+    from refinery.review.web.app import serve
+
+    token = secrets.token_urlsafe(16) if args.token == "" else args.token
+    queue = _queue(args)
+    serve(
+        queue.resolve(),
+        _engine(args),
+        reviewer=_reviewer(args),
+        host=args.host,
+        port=args.port,
+        token=token,
+        announce=lambda line: print(line, flush=True),
+    )
     return 0
 
 

@@ -250,10 +250,15 @@ class Draft:
     @classmethod
     def start(cls, row: Mapping[str, str]) -> Draft:
         """The draft an item opens with: edits start from the reviewer's own FOL if there is
-        one, else from the proposal, else from the original; the label from the gold label."""
+        one, else from the proposal, else from the original; the label from the gold label.
+
+        A note typed without a decision comes along; a decided item's note explains that
+        decision, so a new decision starts without it (it must give its own reasons).
+        """
         fol = row["final_fol"] or row["proposed_fol"] or row["original_fol"]
         label = row["final_label"] or row["gold_label"]
-        return cls(fol=fol_lines(fol), label=label, note=row["note"])
+        note = "" if row["decision"].strip() in DECISIONS else row["note"]
+        return cls(fol=fol_lines(fol), label=label, note=note)
 
 
 def draft_decision(row: Mapping[str, str], draft: Draft) -> str | None:

@@ -15,6 +15,8 @@ from pathlib import Path
 from refinery.check import Checker, lint_item, parse_item
 from refinery.datasets.records import Item
 from refinery.labels import GOLD_LABELS
+from refinery.logic.diagnostics import Issue
+from refinery.logic.errors import SyntaxProblem
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget, Prover
 
@@ -26,7 +28,9 @@ class Feedback:
     `syntax`: one rendered problem per formula that does not parse (message and caret line);
     `lint`: rendered lint issues (errors and warnings); `lint_errors`: the errors among them;
     `labels`: each prover's label; `label`: the label both agree on ("" when they do not or
-    nothing was proved); `agreement`: the agreement code from the check stage.
+    nothing was proved); `agreement`: the agreement code from the check stage. `problems` and
+    `issues` are the same syntax problems and lint issues as records (field, line, column), for
+    a page that marks the formula they belong to.
     """
 
     syntax: tuple[str, ...] = ()
@@ -35,6 +39,8 @@ class Feedback:
     labels: dict[str, str] = field(default_factory=dict)
     label: str = ""
     agreement: str = ""
+    problems: tuple[SyntaxProblem, ...] = field(default=(), compare=False)
+    issues: tuple[Issue, ...] = field(default=(), compare=False)
 
     @property
     def parses(self) -> bool:
@@ -101,14 +107,20 @@ class FeedbackEngine:
         )
         parsed = parse_item(item)
         if not parsed.ok:
-            return Feedback(syntax=tuple(p.render() for p in parsed.problems))
-        issues = lint_item(parsed)
+            return Feedback(
+                syntax=tuple(p.render() for p in parsed.problems), problems=parsed.problems
+            )
+        issues = tuple(lint_item(parsed))
         rendered = tuple(i.render() for i in issues)
         errors = tuple(i.render() for i in issues if i.severity == "error")
         if errors:
-            return Feedback(lint=rendered, lint_errors=errors)
+            return Feedback(lint=rendered, lint_errors=errors, issues=issues)
         [row] = self._checker.check_story([item])
         labels = {k.removeprefix("label_"): v for k, v in row.items() if k.startswith("label_")}
         return Feedback(
-            lint=rendered, labels=labels, label=row["label"], agreement=row["agreement"]
+            lint=rendered,
+            labels=labels,
+            label=row["label"],
+            agreement=row["agreement"],
+            issues=issues,
         )

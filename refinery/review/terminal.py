@@ -299,6 +299,8 @@ class ReviewSession:
         w(head + (f" · flag {row['flag']}" if row["flag"] else ""))
         if row["decision"]:
             w(f"decided: {row['decision']} by {row['reviewer'] or '?'}")
+            if row["note"]:
+                w(f"  note: {row['note']}")
         if MERGE_CONFLICT in row["flag"]:
             for entry in read_conflicts(self.queue, row["id"]):
                 refused = entry.get("refused")
