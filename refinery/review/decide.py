@@ -45,7 +45,7 @@ GUIDELINES: dict[str, tuple[tuple[str, str], ...]] = {
         ("keep_original", "the dataset's FOL and gold label are right as they are"),
         ("edit", "your own FOL (it starts from the proposal), and a label if it changes"),
         ("relabel", "keep the original FOL, change the label"),
-        ("skip", "looked at, left undecided on purpose (say why in a note)"),
+        ("skip", "looked at, left undecided on purpose (a note helps whoever looks next)"),
     ),
     "notes": (
         (
@@ -182,13 +182,7 @@ def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
         return RowCheck([*problems, resolved], None, None)
     if row["decision"].strip() == "skip":
         return RowCheck(problems, resolved, None)
-    feedback = engine.check(
-        resolved.premises_fol,
-        resolved.conclusion_fol,
-        nl_premises=row["nl_premises"].split("\n"),
-        conclusion=row["conclusion"],
-        item_id=row["id"],
-    )
+    feedback = engine.check_draft(row, [*resolved.premises_fol, resolved.conclusion_fol])
     if not feedback.parses:
         problems.append("the final FOL does not parse:\n" + "\n".join(feedback.syntax))
     elif feedback.lint_errors:

@@ -8,7 +8,7 @@ premise set costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,4 +123,14 @@ class FeedbackEngine:
             label=row["label"],
             agreement=row["agreement"],
             issues=issues,
+        )
+
+    def check_draft(self, row: Mapping[str, str], fol: Sequence[str]) -> Feedback:
+        """`check` of `fol` (premise formulas, then the conclusion) for a review-queue row's item."""
+        return self.check(
+            fol[:-1],
+            fol[-1],
+            nl_premises=row["nl_premises"].split("\n"),
+            conclusion=row["conclusion"],
+            item_id=row["id"],
         )

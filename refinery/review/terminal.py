@@ -234,13 +234,7 @@ class ReviewSession:
             return
         trial = [*draft.fol]
         trial[index] = canonical_symbols(text)
-        feedback = self.engine.check(
-            trial[:-1],
-            trial[-1],
-            nl_premises=row["nl_premises"].split("\n"),
-            conclusion=row["conclusion"],
-            item_id=row["id"],
-        )
+        feedback = self.engine.check_draft(row, trial)
         self.write(feedback.render())
         if not feedback.parses:
             self.write(f"rejected: line {where} unchanged.")

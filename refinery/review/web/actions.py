@@ -108,13 +108,7 @@ class Actions:
             return 422, {"error": "the FOL needs the premises, then the conclusion"}
         canonical = [canonical_symbols(f.strip()) for f in fol]
         with self._lock:
-            feedback = self.engine.check(
-                canonical[:-1],
-                canonical[-1],
-                nl_premises=row["nl_premises"].split("\n"),
-                conclusion=row["conclusion"],
-                item_id=row["id"],
-            )
+            feedback = self.engine.check_draft(row, canonical)
         return 200, {**feedback_json(feedback, len(fol)), "canonical": canonical}
 
     def decide(
