@@ -303,3 +303,18 @@ def test_no_request_reaches_a_path_outside_the_page(queue: Path, engine: Feedbac
 def test_serving_beyond_this_machine_needs_a_token(queue: Path, engine: FeedbackEngine) -> None:
     with pytest.raises(RefineryError, match="pass --token"):
         serve(queue, engine, reviewer="ann", host="0.0.0.0", port=0)
+
+
+def test_a_queue_that_cannot_be_read_gets_a_clear_error(
+    queue: Path, engine: FeedbackEngine
+) -> None:
+    web = client(queue, engine)
+    token = csrf_of(web.get("/").text)
+    queue.write_text("ident,decision\r\nx,skip\r\n", encoding="utf-8")  # a broken re-save
+    before = queue.read_bytes()
+    page = web.get("/")
+    assert page.status_code == 500 and "the queue cannot be read" in page.text
+    assert "no 'id' column" in page.text
+    body = {"id": "x", "decision": "skip", "seen": ""}
+    reply = web.post("/api/decide", json=body, headers={"X-CSRF-Token": token})
+    assert reply.status_code == 500 and queue.read_bytes() == before

@@ -122,6 +122,11 @@ def create_app(
         # e.g. the queue is locked by another writer for too long: say so, change nothing
         return JSONResponse({"status": "refused", "problems": [str(error)]}, status_code=503)
 
+    @app.exception_handler(ValueError)
+    async def unreadable(request: Request, error: ValueError) -> PlainTextResponse:
+        # e.g. a spreadsheet saved the queue without its id column: say so, write nothing
+        return PlainTextResponse(f"the queue cannot be read: {error}", status_code=500)
+
     @app.get("/", response_class=HTMLResponse)
     def page(
         item: str = Query("", alias="id", max_length=500),
