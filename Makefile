@@ -7,7 +7,7 @@ export DO_NOT_TRACK := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_HOME := $(CURDIR)/.state/prefect
 
-.PHONY: run test bench lint clean tmux
+.PHONY: run test bench lint clean tmux chromium
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -31,8 +31,15 @@ tmux:
 		&& (apt-get update -qq && apt-get install -y -qq tmux >/dev/null) ; } \
 		|| echo "tmux unavailable: the terminal review test will skip"
 
+# The review page's browser tests drive Debian's Chromium through Playwright (no browser is
+# downloaded); install it where we can (Debian, as root). Without it those tests skip and say why.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ; } \
+		|| echo "chromium unavailable: the review page's browser tests will skip"
+
 # Prefect creates its home without parents: a fresh clone has no .state/ yet
-test: $(STAMP) tmux
+test: $(STAMP) tmux chromium
 	@mkdir -p $(PREFECT_HOME)
 	$(VENV)/bin/pytest
 

@@ -187,6 +187,12 @@ def test_no_module_is_too_long_to_hold_in_your_head() -> None:
         ("great_expectations", {"refinery.validation"}),
         ("openai", {"refinery.agents.llm"}),
         ("xllamacpp", {"refinery.agents.embedded"}),
+        # the review page's web stack: only its app module, so no other command loads it
+        ("fastapi", {"refinery.review.web.app"}),
+        ("starlette", set()),
+        ("uvicorn", {"refinery.review.web.app"}),
+        ("jinja2", {"refinery.review.web.app"}),
+        ("playwright", set()),
     ],
 )
 def test_heavy_libraries_are_imported_only_where_they_belong(
@@ -201,7 +207,8 @@ def test_plain_commands_do_not_import_prefect(tmp_path: Path) -> None:
     formulas.write_text("P(a)\n", encoding="utf-8")
     code = (
         "import sys; from refinery.cli import main; main(['lint', sys.argv[1]]); "
-        "heavy = [m for m in ('prefect', 'great_expectations', 'datasets', 'openai') if m in sys.modules]; "
+        "heavy = [m for m in ('prefect', 'great_expectations', 'datasets', 'openai', 'fastapi', "
+        "'uvicorn') if m in sys.modules]; "
         "print('HEAVY', heavy)"
     )
     proc = subprocess.run(

@@ -1,4 +1,4 @@
-"""`refinery review status|work|check|apply|split|merge`: the annotators' commands.
+"""`refinery review status|work|serve|check|apply|split|merge|agreement`: the annotators' commands.
 
 None of them imports Prefect or great-expectations, so they start at once. The queue defaults to
 the only `review/*.csv` (shards excluded); with several, pass `--queue`.
@@ -17,7 +17,8 @@ from refinery.errors import RefineryError
 
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "review", help="work the review queue: status, work, check, apply, split, merge"
+        "review",
+        help="work the review queue: status, work, serve, check, apply, split, merge, agreement",
     )
     commands = parser.add_subparsers(dest="review_command", required=True)
 
@@ -36,6 +37,24 @@ def register(sub: Any) -> None:
     work.add_argument("--reason", action="append", default=[], help="only items with this reason")
     work.add_argument("--all", action="store_true", help="also show items already decided")
     work.set_defaults(handler=_work)
+    serve = add(
+        "serve", "decide items in the browser: a local page with live prover feedback", True
+    )
+    serve.add_argument("--reviewer", help="default name on the page (default: $USER)")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    serve.add_argument(
+        "--port", type=int, default=8765, help="0 picks a free port (default: %(default)s)"
+    )
+    serve.add_argument(
+        "--token",
+        nargs="?",
+        const="",
+        help="require this token on every request (needed for any host but 127.0.0.1); "
+        "without a value a random one is made",
+    )
+    serve.set_defaults(handler=_serve)
     check = add("check", "validate a queue edited in a spreadsheet", provers=True)
     check.add_argument("file", nargs="?", type=Path, help="the CSV (default: --queue)")
     check.set_defaults(handler=_check)
@@ -46,10 +65,22 @@ def register(sub: Any) -> None:
     split = add("split", "split the queue into shards by story, one per annotator")
     split.add_argument("shards", type=int, help="how many shards")
     split.add_argument("--out", type=Path, help="folder for the shards (default: beside the queue)")
+    split.add_argument(
+        "--overlap",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also give K items to a second annotator, for `review agreement`",
+    )
     split.set_defaults(handler=_split)
     merge = add("merge", "merge shards back into the queue; conflicts are flagged, not lost")
     merge.add_argument("shard_files", nargs="+", type=Path, metavar="SHARD")
     merge.set_defaults(handler=_merge)
+    agreement = add("agreement", "how often two annotators agree on the items they share")
+    agreement.add_argument(
+        "shard_files", nargs="*", type=Path, metavar="SHARD", help="default: the split's shards"
+    )
+    agreement.set_defaults(handler=_agreement)
 
 
 def _queue(args: argparse.Namespace) -> Path:
@@ -95,14 +126,18 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _work(args: argparse.Namespace) -> int:
+def _reviewer(args: argparse.Namespace) -> str:
     import getpass
     import os
 
+    return str(args.reviewer or os.environ.get("REFINERY_REVIEWER") or getpass.getuser())
+
+
+def _work(args: argparse.Namespace) -> int:
     from refinery.review.terminal import ReviewSession
 
     queue = _queue(args)
-    reviewer = args.reviewer or os.environ.get("REFINERY_REVIEWER") or getpass.getuser()
+    reviewer = _reviewer(args)
     session = ReviewSession(
         queue,
         _engine(args),
@@ -111,6 +146,25 @@ def _work(args: argparse.Namespace) -> int:
         include_decided=args.all,
     )
     session.run()
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import secrets
+
+    from refinery.review.web.app import serve
+
+    token = secrets.token_urlsafe(16) if args.token == "" else args.token
+    queue = _queue(args)
+    serve(
+        queue.resolve(),
+        _engine(args),
+        reviewer=_reviewer(args),
+        host=args.host,
+        port=args.port,
+        token=token,
+        announce=lambda line: print(line, flush=True),
+    )
     return 0
 
 
@@ -123,7 +177,7 @@ def _check(args: argparse.Namespace) -> int:
     problems, valid = check_queue(lines, _engine(args))
     for problem in problems:
         print(problem.render(str(path)))
-    decided = sum(1 for _, r in lines if r["decision"].strip())
+    decided = sum(1 for entry in lines if entry.cells["decision"].strip())
     print(
         f"{path}: {len(lines)} rows, {decided} decided, {len(valid)} valid, "
         f"{len({p.item_id for p in problems})} with problems"
@@ -160,7 +214,7 @@ def _split(args: argparse.Namespace) -> int:
     from refinery.review.shards import manifest_path, split_queue
 
     queue = _queue(args)
-    for path in split_queue(queue, args.shards, args.out):
+    for path in split_queue(queue, args.shards, args.out, overlap=args.overlap):
         print(path)
     print(f"manifest: {manifest_path(queue)}")
     return 0
@@ -184,4 +238,20 @@ def _merge(args: argparse.Namespace) -> int:
             "decision there and clear the flag"
         )
         return 1
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from refinery.review.agreement import measure_agreement
+    from refinery.review.shards import shard_files
+
+    shards = list(args.shard_files) or shard_files(_queue(args))
+    missing = [str(p) for p in shards if not p.is_file()]
+    if not shards or missing:
+        raise RefineryError(
+            f"no such shard: {', '.join(missing)}"
+            if missing
+            else "no shards: name them, or split the queue with --overlap first"
+        )
+    print(measure_agreement(shards).render())
     return 0

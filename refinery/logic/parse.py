@@ -298,6 +298,38 @@ def parse_formula(text: str, *, field: str = "formula") -> Parsed:
     return result
 
 
+def canonical_symbols(text: str) -> str:
+    """`text` with every operator in its canonical symbol, and nothing else changed.
+
+    What an annotator types in ASCII is stored in the dataset's notation; spacing, parentheses
+    and names stay as typed. Text that does not parse comes back unchanged.
+
+    >>> canonical_symbols("exists x (Dog(x) & ~Cat(x)) -> Pet(rex) | x != rex")
+    '∃x (Dog(x) ∧ ¬Cat(x)) → Pet(rex) ∨ x ≠ rex'
+    >>> canonical_symbols("∀x (P(x) → Q(x)") == "∀x (P(x) → Q(x)"
+    True
+    """
+    if isinstance(_parse_cached(text), SyntaxProblem):
+        return text
+    tokens = (
+        _parser()
+        .parse(text)
+        .scan_values(lambda v: isinstance(v, Token) and (v.type in CANONICAL or v.type == "QUANT"))
+    )
+    out, pos = [], 0
+    for tok in sorted(tokens, key=lambda t: t.start_pos or 0):
+        start, end = tok.start_pos or 0, tok.end_pos or 0
+        canonical = CANONICAL.get(tok.type) or _QUANT_CANONICAL[tok.value]
+        if tok.value == canonical:
+            continue
+        if tok.type == "QUANT":  # "forall x" -> "∀x": the symbol binds without a space
+            while end < len(text) and text[end].isspace():
+                end += 1
+        out += [text[pos:start], canonical]
+        pos = end
+    return "".join([*out, text[pos:]])
+
+
 def parse(text: str) -> Formula:
     """Shorthand: the formula of `parse_formula(text)`."""
     return parse_formula(text).formula

@@ -1,11 +1,17 @@
 """Manual review: the queue annotators work through, and how their decisions come back.
 
 - `queue`: the review CSV's schema; writing, reading back and merging it with a Refine re-run;
+  the file lock every read-modify-write holds;
+- `record`: one decision written the moment it is made, against what the annotator saw
+  (a concurrent different decision becomes a ``merge_conflict``, nothing is overwritten);
 - `feedback`: what the parser, linter and both provers say about an edited item (live feedback);
-- `decide`: what a decision turns an item into (final FOL and label), and `check` of a queue;
+- `decide`: what a decision turns an item into (final FOL and label), `check` of a queue, the
+  guidelines, and the draft an annotator edits;
 - `apply`: valid decisions merged into the refined split as a new run version;
-- `shards`: splitting a queue by story for several annotators and merging the shards back;
-- `terminal`: the interactive `refinery review work` loop.
+- `shards`: splitting a queue by story for several annotators (with an overlap) and merging
+  the shards back; `agreement`: how often two annotators agree on the items they share;
+- `terminal`: the interactive `refinery review work` loop;
+- `web`: the review page, `refinery review serve` (the only part that loads FastAPI).
 
 Nothing here imports Prefect or great-expectations: these commands start instantly.
 """

@@ -76,16 +76,20 @@ def apply_review(
     lines = read_queue_lines(queue)
     by_id = {o.id: o for o in run.outcomes}
     problems, valid = check_queue(lines, engine)
-    for line, row in lines:
+    for entry in lines:
+        row = entry.cells
         if not row["decision"].strip():
             continue
         outcome = by_id.get(row["id"])
         if outcome is None:
-            problems.append(RowProblem(line, row["id"], f"not an item of run {run.run_id}"))
+            problems.append(
+                RowProblem(entry.row, entry.line, row["id"], f"not an item of run {run.run_id}")
+            )
         elif row["content_hash"] and row["content_hash"] != outcome.content_hash:
             problems.append(
                 RowProblem(
-                    line,
+                    entry.row,
+                    entry.line,
                     row["id"],
                     f"decided on other content than run {run.run_id} has; re-run refine to "
                     "merge the queue, then look again",
@@ -100,7 +104,7 @@ def apply_review(
     outcomes_by_id = {o.id: o for o in run.outcomes}
     review_log: list[dict[str, Any]] = []
     decisions: dict[str, int] = {}
-    for _line, row in lines:
+    for row in (entry.cells for entry in lines):
         if row["id"] not in valid:
             continue
         decision = row["decision"].strip()

@@ -9,9 +9,15 @@ A decision row (see `refinery.review.queue`) resolves to the item's final FOL an
 - ``relabel``: the original FOL and `final_label`;
 - ``skip``: nothing changes.
 
-`check_queue` applies the same gates to a decision that a machine repair must pass: the final
-FOL parses and lints clean, and a final label that contradicts what both provers derive from
-the final FOL needs a note saying why.
+A reviewer's own FOL is stored in canonical symbols (``->`` becomes ``→``; see
+`refinery.logic.parse.canonical_symbols`), so ASCII typing never reaches a published split.
+
+`check_row` applies the same gates to a decision that a machine repair must pass: the final FOL
+parses and lints clean. Labels never change silently: a final label other than the gold label
+needs a note saying why, and ``accept_proposal`` takes a suggested label only when `final_label`
+spells it out (in a spreadsheet that is the confirmation; the terminal and the page ask
+"gold → final" and write it). A final label that contradicts what both provers derive from the
+final FOL needs a note too. The same rules are the annotators' guidelines (`GUIDELINES`).
 """
 
 from __future__ import annotations
@@ -20,14 +26,43 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from refinery.labels import GOLD_LABELS
+from refinery.logic.parse import canonical_symbols
 from refinery.review.feedback import Feedback, FeedbackEngine
 from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     DECISIONS,
     MERGE_CONFLICT,
+    QueueLine,
 )
 
 _GOLD = tuple(label.value for label in GOLD_LABELS)
+
+#: The annotators' guidelines: each decision, then when a note is required. The terminal's
+#: help and the page's guidelines panel both show exactly this.
+GUIDELINES: dict[str, tuple[tuple[str, str], ...]] = {
+    "decisions": (
+        ("accept_proposal", "take the proposed FOL and the suggested label"),
+        ("keep_original", "the dataset's FOL and gold label are right as they are"),
+        ("edit", "your own FOL (it starts from the proposal), and a label if it changes"),
+        ("relabel", "keep the original FOL, change the label"),
+        ("skip", "looked at, left undecided on purpose (a note helps whoever looks next)"),
+    ),
+    "notes": (
+        (
+            "label change",
+            "a final label other than the gold label: confirm gold → final and say why",
+        ),
+        (
+            "against the provers",
+            "a final label other than the one both provers derive from the final FOL: say why",
+        ),
+    ),
+}
+
+
+def label_change_text(gold: str, final: str) -> str:
+    """How a label change is shown and confirmed: ``"True → False"``."""
+    return f"{gold or '(none)'} → {final or '(none)'}"
 
 
 @dataclass(frozen=True)
@@ -43,15 +78,22 @@ class Resolution:
 
 @dataclass(frozen=True)
 class RowProblem:
-    """One thing wrong with one queue row: where (file line, item id) and what."""
+    """One thing wrong with one queue row: where (spreadsheet row, file line, id) and what."""
 
+    row: int
     line: int
     item_id: str
     message: str
 
     def render(self, path: str = "") -> str:
-        where = f"{path}:{self.line}" if path else f"line {self.line}"
-        return f"{where}: {self.item_id}: {self.message}"
+        """``review.csv: row 4 (line 41): folio/…/12: message``: the row a spreadsheet shows,
+        then the line a text editor shows (cells may span lines, so they differ)."""
+        where = f"row {self.row} (line {self.line})"
+        return (
+            f"{path}: {where}: {self.item_id}: {self.message}"
+            if path
+            else (f"{where}: {self.item_id}: {self.message}")
+        )
 
 
 def fol_lines(text: str) -> list[str]:
@@ -89,7 +131,7 @@ def resolve(row: Mapping[str, str]) -> Resolution | str:
         if not row["final_fol"].strip() and not final_label:
             return "edit needs final_fol and/or final_label"
         if row["final_fol"].strip():
-            fol = fol_lines(row["final_fol"])
+            fol = [canonical_symbols(f) for f in fol_lines(row["final_fol"])]
         label = final_label or gold
     elif decision == "relabel":
         if not final_label:
@@ -112,14 +154,16 @@ def resolve(row: Mapping[str, str]) -> Resolution | str:
 class RowCheck:
     """`check_row`'s answer: the problems, the resolution and the provers' feedback.
 
-    `needs_note` is true when the only thing wrong is a label that contradicts the provers
-    without a note: the one problem an annotator fixes by saying why.
+    `needs_note` is true when all that is wrong is a missing note or an unconfirmed label: what
+    an annotator fixes by confirming and saying why. `label_change` is ``(gold, final)`` when the
+    decision changes the label.
     """
 
     problems: list[str]
     resolution: Resolution | None
     feedback: Feedback | None
     needs_note: bool = False
+    label_change: tuple[str, str] | None = None
 
 
 def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
@@ -138,45 +182,111 @@ def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
         return RowCheck([*problems, resolved], None, None)
     if row["decision"].strip() == "skip":
         return RowCheck(problems, resolved, None)
-    feedback = engine.check(
-        resolved.premises_fol,
-        resolved.conclusion_fol,
-        nl_premises=row["nl_premises"].split("\n"),
-        conclusion=row["conclusion"],
-        item_id=row["id"],
-        gold=resolved.label,
+    feedback = engine.check_draft(
+        row, [*resolved.premises_fol, resolved.conclusion_fol], gold=resolved.label
     )
-    note = row["note"].strip()
-    needs_note = False
     if not feedback.parses:
         problems.append("the final FOL does not parse:\n" + "\n".join(feedback.syntax))
     elif feedback.lint_errors:
         problems.append("the final FOL has lint errors: " + "; ".join(feedback.lint_errors))
-    elif not note and feedback.label and feedback.label != resolved.label:
+    gold, note = row["gold_label"].strip(), row["note"].strip()
+    change = (gold, resolved.label) if resolved.label_changed else None
+    missing = []
+    if change is not None:
+        shown = label_change_text(*change)
+        if row["decision"].strip() == "accept_proposal" and not row["final_label"].strip():
+            missing.append(
+                f"accept_proposal changes the label {shown}: confirm it by writing "
+                f"{resolved.label} in final_label" + ("" if note else ", and add a note saying why")
+            )
+        elif not note:
+            missing.append(f"the label changes {shown}: add a note saying why")
+    elif not note and feedback.clean and feedback.label and feedback.label != resolved.label:
         derived = feedback.label if feedback.decided else f"{feedback.label} premises"
-        problems.append(
+        missing.append(
             f"final label {resolved.label or '(none)'} contradicts the provers, which derive "
             f"{derived} from the final FOL; add a note saying why"
         )
-        needs_note = len(problems) == 1
-    return RowCheck(problems, resolved, feedback, needs_note)
+    needs_note = bool(missing) and not problems
+    return RowCheck([*problems, *missing], resolved, feedback, needs_note, change)
 
 
 def check_queue(
-    rows: Sequence[tuple[int, Mapping[str, str]]], engine: FeedbackEngine
+    rows: Sequence[QueueLine], engine: FeedbackEngine
 ) -> tuple[list[RowProblem], dict[str, tuple[Resolution, Feedback | None]]]:
-    """Check every decided row (`(line, row)` pairs from `read_queue_lines`).
+    """Check every decided row (from `read_queue_lines`).
 
     Returns the problems, in file order, and for each valid decided row its resolution and
     feedback. Undecided rows are not checked: they are simply not ready.
     """
     problems: list[RowProblem] = []
     valid: dict[str, tuple[Resolution, Feedback | None]] = {}
-    for line, row in rows:
+    for entry in rows:
+        row = entry.cells
         if not row["decision"].strip():
             continue
         checked = check_row(row, engine)
-        problems += [RowProblem(line, row["id"], m) for m in checked.problems]
+        problems += [RowProblem(entry.row, entry.line, row["id"], m) for m in checked.problems]
         if not checked.problems and checked.resolution is not None:
             valid[row["id"]] = (checked.resolution, checked.feedback)
     return problems, valid
+
+
+# --- drafts: what the terminal and the page build a decision from ---------------------------
+
+
+@dataclass
+class Draft:
+    """What an annotator has typed for one item before saving: FOL lines, label and note."""
+
+    fol: list[str]
+    label: str
+    note: str = ""
+
+    @classmethod
+    def start(cls, row: Mapping[str, str]) -> Draft:
+        """The draft an item opens with: edits start from the reviewer's own FOL if there is
+        one, else from the proposal, else from the original; the label from the gold label.
+
+        A note typed without a decision comes along; a decided item's note explains that
+        decision, so a new decision starts without it (it must give its own reasons).
+        """
+        fol = row["final_fol"] or row["proposed_fol"] or row["original_fol"]
+        label = row["final_label"] or row["gold_label"]
+        note = "" if row["decision"].strip() in DECISIONS else row["note"]
+        return cls(fol=fol_lines(fol), label=label, note=note)
+
+
+def draft_decision(row: Mapping[str, str], draft: Draft) -> str | None:
+    """What saving `draft` decides: ``edit`` when its FOL differs from the original,
+    ``relabel`` when only the label does, None when it changes nothing."""
+    original = fol_lines(row["original_fol"])
+    if [canonical_symbols(f) for f in draft.fol] != [canonical_symbols(f) for f in original]:
+        return "edit"
+    return "relabel" if draft.label != row["gold_label"] else None
+
+
+def decision_fields(row: Mapping[str, str], decision: str, draft: Draft) -> dict[str, str]:
+    """The decision columns for `decision` taken from `draft` (reviewer and time not included).
+
+    A label change is always written out in `final_label` (``accept_proposal`` included), so
+    the file says exactly what the annotator confirmed; FOL is stored in canonical symbols.
+    """
+    gold = row["gold_label"]
+    fields = {"decision": decision, "note": draft.note, "final_fol": "", "final_label": ""}
+    if decision == "accept_proposal":
+        suggested = row["suggested_label"].strip()
+        fields["final_label"] = suggested if suggested and suggested != gold else ""
+    elif decision == "edit":
+        fields["final_fol"] = "\n".join(canonical_symbols(f) for f in draft.fol)
+        fields["final_label"] = draft.label if draft.label != gold else ""
+    elif decision == "relabel":
+        fields["final_label"] = draft.label
+    return fields
+
+
+def check_decision(
+    row: Mapping[str, str], fields: Mapping[str, str], engine: FeedbackEngine
+) -> RowCheck:
+    """`check_row` of `row` as `fields` would decide it (deciding clears the review flags)."""
+    return check_row({**row, **fields, "flag": ""}, engine)

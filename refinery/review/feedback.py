@@ -8,13 +8,15 @@ premise set costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from refinery.check import Checker, lint_item, parse_item
 from refinery.datasets.records import Item
 from refinery.labels import GOLD_LABELS, normalize_gold_label
+from refinery.logic.diagnostics import Issue
+from refinery.logic.errors import SyntaxProblem
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget, Prover
 
@@ -28,6 +30,8 @@ class Feedback:
     `labels`: each prover's label; `label`: the label both agree on ("" when they do not or
     nothing was proved); `agreement`: the agreement code from the check stage; `evidence`: why
     (the premises that prove it, or a countermodel; one line each, see `refinery.prove.evidence`).
+    `problems` and `issues` are the same syntax problems and lint issues as records (field,
+    line, column), for a page that marks the formula they belong to.
     """
 
     syntax: tuple[str, ...] = ()
@@ -37,6 +41,8 @@ class Feedback:
     label: str = ""
     agreement: str = ""
     evidence: tuple[str, ...] = ()
+    problems: tuple[SyntaxProblem, ...] = field(default=(), compare=False)
+    issues: tuple[Issue, ...] = field(default=(), compare=False)
 
     @property
     def parses(self) -> bool:
@@ -109,12 +115,14 @@ class FeedbackEngine:
         )
         parsed = parse_item(item)
         if not parsed.ok:
-            return Feedback(syntax=tuple(p.render() for p in parsed.problems))
-        issues = lint_item(parsed)
+            return Feedback(
+                syntax=tuple(p.render() for p in parsed.problems), problems=parsed.problems
+            )
+        issues = tuple(lint_item(parsed))
         rendered = tuple(i.render() for i in issues)
         errors = tuple(i.render() for i in issues if i.severity == "error")
         if errors:
-            return Feedback(lint=rendered, lint_errors=errors)
+            return Feedback(lint=rendered, lint_errors=errors, issues=issues)
         [row] = self._checker.check_story([item])
         labels = {k.removeprefix("label_"): v for k, v in row.items() if k.startswith("label_")}
         return Feedback(
@@ -123,4 +131,17 @@ class FeedbackEngine:
             label=row["label"],
             agreement=row["agreement"],
             evidence=tuple(line for line in row["evidence"].split("\n") if line),
+            issues=issues,
+        )
+
+    def check_draft(self, row: Mapping[str, str], fol: Sequence[str], gold: str = "") -> Feedback:
+        """`check` of `fol` (premise formulas, then the conclusion) for a review-queue row's item,
+        against the label the draft would give it (`gold`, see `check`)."""
+        return self.check(
+            fol[:-1],
+            fol[-1],
+            nl_premises=row["nl_premises"].split("\n"),
+            conclusion=row["conclusion"],
+            item_id=row["id"],
+            gold=gold,
         )

@@ -14,7 +14,9 @@ Decisions (`DECISIONS`):
 - ``skip``: looked at, left undecided on purpose (e.g. the NL itself is ambiguous).
 
 The file is UTF-8 with a BOM so spreadsheets show ∀∃¬ correctly, and cells are neutralised
-against formula injection reversibly (see `neutralise`).
+against formula injection reversibly (see `neutralise`). Every read-modify-write of a queue holds
+its file lock (`queue_lock`, a ``<queue>.lock`` file beside it), so a terminal, a browser page and
+a Refine re-run never interleave their writes.
 """
 
 from __future__ import annotations
@@ -22,10 +24,15 @@ from __future__ import annotations
 import csv
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
+from filelock import FileLock, Timeout
+
+from refinery.errors import RefineryError
 from refinery.labels import Label
 from refinery.outcomes import Outcome, Status
 from refinery.outputs import atomic_write
@@ -64,6 +71,10 @@ DECISION_COLUMNS: tuple[str, ...] = (
 #: Every column of the review CSV, in file order.
 COLUMNS: tuple[str, ...] = CONTENT_COLUMNS + STATE_COLUMNS + DECISION_COLUMNS
 
+#: The decision columns that make up what was decided, for comparing two versions of a
+#: decision (who decided and when are not part of it).
+DECISION_CONTENT: tuple[str, ...] = ("decision", "final_label", "final_fol", "note")
+
 #: Allowed values of the `decision` column (see the module docstring for their meaning).
 DECISIONS: tuple[str, ...] = ("accept_proposal", "keep_original", "edit", "relabel", "skip")
 #: Values of the `status` column.
@@ -86,6 +97,34 @@ _TRIGGERS = frozenset("=+-@\t\r")
 _QUOTE = "'"
 _LABEL_COLUMNS = ("gold_label", "suggested_label", "final_label")
 _LABELS = {label.value.lower(): label.value for label in Label}
+#: How long a writer waits for another one to finish with the queue before giving up.
+LOCK_SECONDS = 30.0
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file that guards the queue at `path` (beside it, so every process finds it)."""
+    target = Path(path)
+    return target.with_name(target.name + ".lock")
+
+
+@contextmanager
+def queue_lock(path: str | os.PathLike[str], timeout: float = LOCK_SECONDS) -> Iterator[None]:
+    """Hold the queue's file lock: wrap every read-modify-write of a queue in it.
+
+    Not re-entrant: a function that holds it calls only the unlocked writers (`write_rows`).
+    """
+    lock = FileLock(lock_path(path), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise RefineryError(
+            f"{path} is busy: another process has held {lock_path(path)} for {timeout:.0f} s; "
+            "try again"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,8 +257,14 @@ def _id_key(item_id: str) -> tuple[tuple[int, str], ...]:
     return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"(\d+)", item_id))
 
 
-def _flags(cell: str) -> set[str]:
+def flag_set(cell: str) -> set[str]:
+    """The flags in a `flag` cell (``;``-joined, blanks ignored)."""
     return {f.strip() for f in cell.split(";") if f.strip()}
+
+
+def same_decision(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
+    """Whether two rows (or decision dicts) decide the same: `DECISION_CONTENT` equal."""
+    return all(a.get(c, "").strip() == b.get(c, "").strip() for c in DECISION_CONTENT)
 
 
 def _has_input(row: Mapping[str, str]) -> bool:
@@ -247,10 +292,10 @@ def _merge(
     for new in new_rows:
         prev = old.pop(new["id"], None)
         if prev is None:
-            merged.append(_finish(new, _flags(new["flag"])))
+            merged.append(_finish(new, flag_set(new["flag"])))
             counts["added"] += 1
             continue
-        flags = _flags(prev["flag"]) - {NOT_IN_LATEST_RUN}
+        flags = flag_set(prev["flag"]) - {NOT_IN_LATEST_RUN}
         reviewer = {c: prev[c] for c in DECISION_COLUMNS}
         if prev["decision"].strip():
             if prev["content_hash"] == new["content_hash"]:
@@ -267,7 +312,7 @@ def _merge(
             counts["refreshed"] += 1
     for prev in old.values():
         if _has_input(prev):
-            merged.append(_finish(dict(prev), _flags(prev["flag"]) | {NOT_IN_LATEST_RUN}))
+            merged.append(_finish(dict(prev), flag_set(prev["flag"]) | {NOT_IN_LATEST_RUN}))
             counts["retained"] += 1
         else:
             counts["dropped"] += 1
@@ -365,15 +410,16 @@ def write_queue(
     """
     target = Path(path)
     new_rows = _check_rows(rows)
-    if merge and target.exists():
-        merged, report = _merge(new_rows, _check_rows(read_queue(target)))
-    else:
-        merged = sorted(
-            (_finish(r, _flags(r["flag"])) for r in new_rows), key=lambda r: _id_key(r["id"])
-        )
-        report = MergeReport(added=len(merged))
-
-    _write_csv(target, merged)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with queue_lock(target):
+        if merge and target.exists():
+            merged, report = _merge(new_rows, _check_rows(read_queue(target)))
+        else:
+            merged = sorted(
+                (_finish(r, flag_set(r["flag"])) for r in new_rows), key=lambda r: _id_key(r["id"])
+            )
+            report = MergeReport(added=len(merged))
+        _write_csv(target, merged)
     return report
 
 
@@ -401,14 +447,23 @@ def read_queue(path: str | os.PathLike[str]) -> list[dict[str, str]]:
     ValueError
         The file has no ``id`` column.
     """
-    return [row for _, row in read_queue_lines(path)]
+    return [entry.cells for entry in read_queue_lines(path)]
 
 
-def read_queue_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, str]]]:
-    """`read_queue`, with the physical line (1-based) where each row starts in the file.
+class QueueLine(NamedTuple):
+    """One queue row and where it is: its spreadsheet row number and its first file line.
 
-    Cells may span lines, so the line number is what an annotator needs to find a row.
+    A spreadsheet numbers the header row 1 and every record after it (blank ones too); a text
+    editor counts physical lines, and a cell may span several. Both are 1-based.
     """
+
+    row: int
+    line: int
+    cells: dict[str, str]
+
+
+def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
+    """`read_queue`, with where each row is: its spreadsheet row and its first file line."""
     records: list[tuple[int, list[str]]] = []
     with Path(path).open(encoding="utf-8-sig", newline="") as f:
         reader = csv.reader(f)
@@ -424,7 +479,7 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, 
         raise ValueError(f"{path}: no 'id' column in header {header}")
     where = {name: i for i, name in enumerate(header) if name in COLUMNS}
     rows = []
-    for line, record in records[1:]:
+    for number, (line, record) in enumerate(records[1:], start=2):
         if not any(cell.strip() for cell in record):
             continue
         row = {}
@@ -436,14 +491,14 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, 
             row[column] = _LABELS.get(row[column].strip().lower(), row[column])
         if row["decision"].strip().lower() in DECISIONS:
             row["decision"] = row["decision"].strip().lower()
-        rows.append((line, row))
+        rows.append(QueueLine(number, line, row))
     return rows
 
 
 def write_rows(path: str | os.PathLike[str], rows: Iterable[Mapping[str, object]]) -> Path:
     """Write queue rows as they are (no merge), atomically, recomputing `status` and `flag`."""
     checked = _check_rows(rows)
-    return _write_csv(Path(path), [_finish(r, _flags(r["flag"])) for r in checked])
+    return _write_csv(Path(path), [_finish(r, flag_set(r["flag"])) for r in checked])
 
 
 def _write_csv(target: Path, rows: Sequence[Mapping[str, str]]) -> Path:
@@ -457,31 +512,6 @@ def _write_csv(target: Path, rows: Sequence[Mapping[str, str]]) -> Path:
                 out.writerow([neutralise(row[c]) for c in COLUMNS])
 
     return atomic_write(target, write)
-
-
-def save_decision(
-    path: str | os.PathLike[str], item_id: str, decision: Mapping[str, str]
-) -> dict[str, str]:
-    """Record one decision for `item_id` in the queue at `path`, atomically; return the row.
-
-    `decision` holds decision columns (`DECISION_COLUMNS`); the others keep what the file has.
-    Deciding clears ``changed_since_decision`` and ``merge_conflict``: the reviewer has just
-    looked at the current content. The whole file is rewritten through a temp file and a rename,
-    so a process killed at any moment leaves either the old file or the new one.
-    """
-    unknown = set(decision) - set(DECISION_COLUMNS)
-    if unknown:
-        raise ValueError(f"not decision columns: {sorted(unknown)}")
-    rows = read_queue(path)
-    for row in rows:
-        if row["id"] == item_id:
-            row.update({k: _text(v) for k, v in decision.items()})
-            row["flag"] = ";".join(
-                sorted(_flags(row["flag"]) - {CHANGED_SINCE_DECISION, MERGE_CONFLICT})
-            )
-            write_rows(path, rows)
-            return next(r for r in read_queue(path) if r["id"] == item_id)
-    raise KeyError(f"{item_id} is not in {path}")
 
 
 def queue_status(rows: Iterable[Mapping[str, str]]) -> dict[str, dict[str, int]]:
@@ -513,6 +543,6 @@ def queue_status(rows: Iterable[Mapping[str, str]]) -> dict[str, dict[str, int]]
         bump("decision", decision or "(open)")
         if decided:
             bump("reviewer", row["reviewer"].strip() or "(unnamed)")
-        for flag in _flags(row["flag"]):
+        for flag in flag_set(row["flag"]):
             bump("flag", flag)
     return out

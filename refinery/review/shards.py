@@ -1,7 +1,9 @@
 """Several annotators: split a queue into shards by story, merge the shards back.
 
 `split_queue` keeps every story in one shard (its items share premises, so one person should see
-them together) and balances shard sizes. It writes a manifest beside the queue
+them together) and balances shard sizes. With an overlap of K, K items also go to a second
+annotator (the next shard), so `refinery.review.agreement` can measure how often two annotators
+agree. It writes a manifest beside the queue
 (``<queue>.shards.json``) recording each item's decision at split time: the base of a
 three-way merge. `merge_shards` then takes, per item, whatever changed relative to that base;
 two different changes to the same item (two annotators, or an annotator and an edit of the main
@@ -12,16 +14,22 @@ every competing version is listed, never silently dropped (last-write-wins is wh
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from refinery.errors import RefineryError
 from refinery.outputs import atomic_write_text
-from refinery.review.queue import DECISION_COLUMNS, MERGE_CONFLICT, read_queue, write_rows
-
-#: The columns that make up a decision, for comparing two versions (time and who are not).
-_CONTENT = ("decision", "final_label", "final_fol", "note")
+from refinery.review.queue import (
+    DECISION_COLUMNS,
+    DECISION_CONTENT,
+    MERGE_CONFLICT,
+    queue_lock,
+    read_queue,
+    same_decision,
+    write_rows,
+)
 
 
 def manifest_path(queue: Path) -> Path:
@@ -32,24 +40,35 @@ def _decision(row: Mapping[str, str]) -> dict[str, str]:
     return {c: row[c] for c in DECISION_COLUMNS}
 
 
-def _same(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
-    return all(a[c].strip() == b[c].strip() for c in _CONTENT)
-
-
-def split_queue(queue: Path, shards: int, out_dir: Path | None = None) -> list[Path]:
+def split_queue(
+    queue: Path, shards: int, out_dir: Path | None = None, *, overlap: int = 0
+) -> list[Path]:
     """Write `shards` shard files (``<stem>.shard-<k>-of-<n>.csv``) and the manifest.
 
-    Stories go whole to the currently smallest shard, largest story first.
+    Stories go whole to the currently smallest shard, largest story first. Then `overlap` items
+    are copied into a second shard: taken in turn from each shard (open items first, in queue
+    order), each goes also to the next shard, so every pair of neighbouring annotators shares
+    some. The manifest lists them under ``overlap`` (id → the two shard names).
     """
     if shards < 1:
         raise RefineryError("the number of shards must be at least 1")
     rows = read_queue(queue)
+    if overlap and shards < 2:
+        raise RefineryError("an overlap needs at least two shards")
+    if not 0 <= overlap <= len(rows):
+        raise RefineryError(f"the overlap must be between 0 and the {len(rows)} items")
     stories: dict[tuple[str, str, str], list[dict[str, str]]] = {}
     for row in rows:
         stories.setdefault((row["dataset"], row["split"], row["story_id"]), []).append(row)
     buckets: list[list[dict[str, str]]] = [[] for _ in range(shards)]
     for story in sorted(stories.values(), key=lambda s: (-len(s), s[0]["id"])):
         min(buckets, key=len).extend(story)
+    order = {r["id"]: i for i, r in enumerate(rows)}
+    shared = _overlap(buckets, overlap, order)
+    for item_id, (_, second) in shared.items():
+        buckets[second].append(next(r for r in rows if r["id"] == item_id))
+    for bucket in buckets:
+        bucket.sort(key=lambda r: order[r["id"]])
     folder = out_dir or queue.parent
     paths = []
     for k, bucket in enumerate(buckets, start=1):
@@ -60,9 +79,39 @@ def split_queue(queue: Path, shards: int, out_dir: Path | None = None) -> list[P
         "queue": queue.name,
         "shards": {p.name: [r["id"] for r in b] for p, b in zip(paths, buckets, strict=True)},
         "base": {r["id"]: _decision(r) for r in rows},
+        # relative to the queue's folder, so the pair can move together
+        "folder": os.path.relpath(folder, queue.parent),
+        "overlap": {i: [paths[a].name, paths[b].name] for i, (a, b) in shared.items()},
     }
     atomic_write_text(manifest_path(queue), json.dumps(manifest, ensure_ascii=False, indent=1))
     return paths
+
+
+def _overlap(
+    buckets: Sequence[Sequence[Mapping[str, str]]], count: int, order: Mapping[str, int]
+) -> dict[str, tuple[int, int]]:
+    """`count` items to give a second annotator: id → (its shard, the next shard)."""
+    pools = [
+        sorted(b, key=lambda r: (bool(r["decision"].strip()), order[r["id"]])) for b in buckets
+    ]
+    chosen: dict[str, tuple[int, int]] = {}
+    turn = 0
+    while len(chosen) < count:  # ends: count is at most the number of items
+        first = turn % len(pools)
+        turn += 1
+        if pools[first]:
+            chosen[pools[first].pop(0)["id"]] = (first, (first + 1) % len(pools))
+    return chosen
+
+
+def shard_files(queue: Path) -> list[Path]:
+    """The shard files the manifest of `queue` lists (empty without a manifest)."""
+    manifest = manifest_path(queue)
+    if not manifest.is_file():
+        return []
+    saved = json.loads(manifest.read_text(encoding="utf-8"))
+    folder = queue.parent / saved.get("folder", ".")
+    return [folder / name for name in saved.get("shards", {})]
 
 
 @dataclass
@@ -80,7 +129,13 @@ def merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
     Without a manifest the queue's current decisions are the base. After the merge the manifest
     records each taken decision as the new base and every conflict's versions, so re-merging the
     same shards neither reverts later edits of the queue nor re-raises a settled conflict.
+    The whole merge holds the queue's lock.
     """
+    with queue_lock(queue):
+        return _merge_shards(queue, shard_paths)
+
+
+def _merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
     rows = read_queue(queue)
     by_id = {r["id"]: r for r in rows}
     manifest = manifest_path(queue)
@@ -103,17 +158,17 @@ def merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
         if (
             MERGE_CONFLICT not in row["flag"]
             and seen
-            and all(any(_same(d, old) for old in seen) for _, d in found)
+            and all(any(same_decision(d, old) for old in seen) for _, d in found)
         ):
             continue  # a conflict a reviewer already settled (and cleared the flag): no news
         origin = base.get(item_id) or dict.fromkeys(DECISION_COLUMNS, "")
         origin = {c: origin.get(c, "") for c in DECISION_COLUMNS}
-        candidates = [(name, d) for name, d in found if not _same(d, origin)]
-        if not _same(_decision(row), origin):
+        candidates = [(name, d) for name, d in found if not same_decision(d, origin)]
+        if not same_decision(_decision(row), origin):
             candidates.insert(0, (queue.name, _decision(row)))
         distinct: list[tuple[str, dict[str, str]]] = []
         for name, d in candidates:
-            if not any(_same(d, other) for _, other in distinct):
+            if not any(same_decision(d, other) for _, other in distinct):
                 distinct.append((name, d))
         if len(distinct) == 1 and distinct[0][0] != queue.name:
             row.update(distinct[0][1])
@@ -137,6 +192,8 @@ def format_conflicts(result: MergeResult) -> str:
     for item_id, found in sorted(result.conflicts.items()):
         lines.append(f"conflict: {item_id}")
         for name, d in found:
-            what = ", ".join(f"{c}={d[c]!r}" for c in (*_CONTENT, "reviewer") if d[c].strip())
+            what = ", ".join(
+                f"{c}={d[c]!r}" for c in (*DECISION_CONTENT, "reviewer") if d[c].strip()
+            )
             lines.append(f"  {name}: {what or '(no decision)'}")
     return "\n".join(lines)

@@ -6,44 +6,91 @@ countermodel), the critique and the proposed edit as a diff. Keys:
 
     a  accept the proposal          k  keep the original         e  edit a FOL line
     l  set the label                n  add a note                w  save the edited draft
-    s  skip (decide to leave it)    >  next item, no decision    b  back to the previous item
-    q  quit                         ?  this help
+    s  skip (decide to leave it)    j  next item, no decision    b  back to the previous item
+    q  quit                         ?  this help and the guidelines
 
-An edited line is checked at once (syntax error with a caret, lint, the label both provers now
-derive) and a line that does not parse is rejected. A decision passes the same checks as
-`refinery review check` before it is saved, and each one is written to the CSV atomically the
-moment it is made, so quitting or a killed process never loses a finished decision. Only
-`input()` and `print` are used: it works over ssh, in tmux, and with a pipe for input.
+On a terminal each key acts at once (no Enter); with a pipe for input, one key per line. The
+draft starts from the proposal, and the edit line comes pre-filled with the formula (readline),
+so fixing a typo is a few keystrokes. An edited line is checked at once (syntax error with a
+caret, lint, the label both provers now derive) and a line that does not parse is rejected. A
+decision passes the same checks as `refinery review check` before it is saved; a label change
+asks "gold → final" to be confirmed and a note saying why. Each decision is written to the CSV
+atomically the moment it is made, so quitting or a killed process never loses a finished one;
+leaving an item with an unsaved draft asks first.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
+import os
+import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from refinery.labels import normalize_gold_label
-from refinery.review.decide import check_row, fol_lines
+from refinery.logic.parse import canonical_symbols
+from refinery.review.decide import (
+    GUIDELINES,
+    Draft,
+    check_decision,
+    decision_fields,
+    draft_decision,
+    fol_lines,
+    label_change_text,
+)
 from refinery.review.feedback import FeedbackEngine
-from refinery.review.queue import read_queue, save_decision
+from refinery.review.queue import MERGE_CONFLICT, read_queue
+from refinery.review.record import (
+    DecisionConflict,
+    conflicts_path,
+    decision_version,
+    read_conflicts,
+    save_decision,
+)
 
-HELP = __doc__.split("Keys:")[1].split("An edited")[0].rstrip() if __doc__ else ""
+KEYS = __doc__.split("Keys:")[1].split("On a terminal")[0].rstrip() if __doc__ else ""
 _RULE = "─" * 78
+_LABEL_KEYS = {"t": "True", "f": "False", "u": "Uncertain"}
 
 
-@dataclass
-class _Draft:
-    """What the annotator has typed for the current item, before it is saved."""
+def _help() -> str:
+    lines = [KEYS, "", "Decisions:"]
+    lines += [f"    {name:<16} {meaning}" for name, meaning in GUIDELINES["decisions"]]
+    lines += ["A note is required for:"]
+    lines += [f"    {name:<16} {rule}" for name, rule in GUIDELINES["notes"]]
+    return "\n".join(lines)
 
-    fol: list[str]
-    label: str
-    note: str = ""
+
+def _tty_key(prompt: str) -> str:
+    """One keypress from the terminal, without Enter; Ctrl-D reads as end of input."""
+    import termios
+    import tty
+
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    try:
+        # TCSADRAIN, not the default TCSAFLUSH: keys typed ahead must survive the mode switch
+        tty.setcbreak(fd, termios.TCSADRAIN)
+        data = os.read(fd, 4)
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    key = data.decode("utf-8", errors="ignore")
+    if key in {"", "\x04"}:
+        raise EOFError
+    key = "" if key in {"\r", "\n"} else key[:1]
+    sys.stdout.write(key + "\n")
+    return key
 
 
 class ReviewSession:
-    """The loop over the queue's items; `read` and `write` are injectable for tests."""
+    """The loop over the queue's items; `read`, `write` and `key` are injectable for tests.
+
+    `read` reads a line (edits, notes); `key` reads one command key. By default a terminal
+    gets single keypresses and a pre-filled edit line, and a pipe gets lines.
+    """
 
     def __init__(
         self,
@@ -55,12 +102,15 @@ class ReviewSession:
         include_decided: bool = False,
         read: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
+        key: Callable[[str], str] | None = None,
     ) -> None:
         self.queue = queue
         self.engine = engine
         self.reviewer = reviewer
         self.read = read
         self.write = write
+        self.tty = read is input and sys.stdin.isatty() and sys.stdout.isatty()
+        self.key = key or (_tty_key if self.tty else lambda prompt: read(prompt).strip())
         rows = read_queue(queue)
         wanted = set(reasons)
         self.ids = [
@@ -83,6 +133,8 @@ class ReviewSession:
             outcome = self._item(position)
             if outcome == "quit":
                 break
+            if outcome == "again":
+                continue
             if outcome == "back":
                 position = history.pop() if history else position
                 continue
@@ -92,145 +144,163 @@ class ReviewSession:
         return self.saved
 
     def _row(self, item_id: str) -> dict[str, str]:
-        # Re-read: the file is the truth, and another process may have merged into it.
+        # Re-read: the file is the truth, and another annotator may have written to it.
         return next(r for r in read_queue(self.queue) if r["id"] == item_id)
 
     def _item(self, position: int) -> str:
         row = self._row(self.ids[position])
-        draft = _Draft(
-            fol=fol_lines(row["final_fol"] or row["original_fol"]),
-            label=row["final_label"] or row["gold_label"],
-            note=row["note"],
-        )
-        self._show(row, position)
+        seen = decision_version(row)
+        draft = Draft.start(row)
+        self._show(row, position, draft)
         while True:
             try:
-                key = self.read("> ").strip()
+                key = self.key("> ")
             except EOFError:
                 return "quit"
-            if key in {"q", "quit"}:
-                return "quit"
-            if key in {"b", "back"}:
-                return "back"
-            if key in {">", "next", ""}:
-                return "next"
-            if key in {"?", "h", "help"}:
-                self.write(HELP)
+            if key in {"q", "b", "j", ">"}:
+                leave = {"q": "quit", "b": "back"}.get(key, "next")
+                if draft == Draft.start(row) or self._confirm("the draft is not saved; leave it?"):
+                    return leave
+            elif key == "":
+                continue  # Enter: nothing to do on a single-key prompt
+            elif key in {"?", "h"}:
+                self.write(_help())
             elif key == "e":
                 self._edit(row, draft)
             elif key == "l":
                 self._label(draft)
             elif key == "n":
-                draft.note = self._ask("note> ")
-                self.write("note set.")
-            elif key == "a":
-                if self._save(row, draft, "accept_proposal"):
-                    return "next"
-            elif key == "k":
-                if self._save(row, draft, "keep_original"):
-                    return "next"
-            elif key == "w":
-                if self._save_draft(row, draft):
-                    return "next"
-            elif key == "s":
-                if self._save(row, draft, "skip"):
-                    return "next"
+                draft.note = self._line("note> ", draft.note)
+                self.write("note set in the draft.")
+            elif key in {"a", "k", "s", "w"}:
+                decision = {"a": "accept_proposal", "k": "keep_original", "s": "skip"}.get(key)
+                decision = decision or draft_decision(row, draft)  # w: what the draft changes
+                if decision is None:
+                    self.write("the draft changes nothing; k keeps the original.")
+                    continue
+                try:
+                    if self._save(row, draft, decision, seen):
+                        return "next"
+                except DecisionConflict as conflict:
+                    self.write(str(conflict))
+                    self.write(f"your version is kept in {conflicts_path(self.queue)}")
+                    return "again"
             else:
                 self.write(f"unknown key {key!r}; ? for help")
 
-    def _ask(self, prompt: str) -> str:
+    def _line(self, prompt: str, prefill: str = "") -> str:
+        """A line of input; on a terminal it starts as `prefill`, ready to edit."""
+        if not self.tty or not prefill:
+            if prefill:
+                self.write(f"current: {prefill}")
+            try:
+                return self.read(prompt).strip() or prefill
+            except EOFError:
+                return prefill
+        try:
+            import readline
+        except ImportError:  # a Python without readline: show the text, take a new line
+            self.write(f"current: {prefill}")
+            return self.read(prompt).strip() or prefill
+        readline.set_startup_hook(lambda: readline.insert_text(prefill))
         try:
             return self.read(prompt).strip()
         except EOFError:
-            return ""
+            return prefill
+        finally:
+            readline.set_startup_hook()
+
+    def _confirm(self, question: str) -> bool:
+        try:
+            return self.key(f"{question} [y/N]> ").lower() in {"y", "yes"}
+        except EOFError:
+            return False
 
     # -- actions ------------------------------------------------------------------------------
 
-    def _edit(self, row: dict[str, str], draft: _Draft) -> None:
+    def _edit(self, row: dict[str, str], draft: Draft) -> None:
         n = len(draft.fol)
-        where = self._ask(f"line to edit (1-{n - 1} premises, c = conclusion)> ").lower()
+        try:
+            where = self.read(f"line to edit (1-{n - 1} premises, c = conclusion)> ")
+        except EOFError:
+            return
+        where = where.strip().lower()
         index = n - 1 if where in {"c", str(n)} else int(where) - 1 if where.isdigit() else -1
         if not 0 <= index < n:
             self.write(f"no line {where!r}")
             return
-        self.write(f"current: {draft.fol[index]}")
-        text = self._ask("new FOL> ")
-        if not text:
+        text = self._line("new FOL> ", draft.fol[index])
+        if not text or text == draft.fol[index]:
             self.write("unchanged.")
             return
         trial = [*draft.fol]
-        trial[index] = text
-        feedback = self.engine.check(
-            trial[:-1],
-            trial[-1],
-            nl_premises=row["nl_premises"].split("\n"),
-            conclusion=row["conclusion"],
-            item_id=row["id"],
-            gold=draft.label,
-        )
+        trial[index] = canonical_symbols(text)
+        feedback = self.engine.check_draft(row, trial, gold=draft.label)
+        self.write(feedback.render())
         if not feedback.parses:
-            self.write(feedback.render())
             self.write(f"rejected: line {where} unchanged.")
             return
         draft.fol = trial
-        self.write(feedback.render())
+        if trial[index] != text:
+            self.write(f"notation: stored as {trial[index]}")
         self.write(f"line {where} updated in the draft; w saves it.")
 
-    def _label(self, draft: _Draft) -> None:
-        raw = self._ask("label (True/False/Uncertain)> ")
-        label = normalize_gold_label(raw)
+    def _label(self, draft: Draft) -> None:
+        raw = self.key("label: [t]rue [f]alse [u]ncertain> ").strip()
+        label = normalize_gold_label(_LABEL_KEYS.get(raw.lower(), raw))
         if label is None:
             self.write(f"{raw!r} is not True, False or Uncertain; label unchanged.")
             return
         draft.label = label.value
         self.write(f"label set to {draft.label} in the draft; w saves it.")
 
-    def _save_draft(self, row: dict[str, str], draft: _Draft) -> bool:
-        fol_changed = draft.fol != fol_lines(row["original_fol"])
-        label_changed = draft.label != row["gold_label"]
-        if not fol_changed and not label_changed:
-            self.write("the draft changes nothing; k keeps the original.")
-            return False
-        return self._save(row, draft, "edit" if fol_changed else "relabel")
-
-    def _save(self, row: dict[str, str], draft: _Draft, decision: str) -> bool:
-        fields = {"decision": decision, "note": draft.note, "final_fol": "", "final_label": ""}
-        if decision == "edit":
-            fields["final_fol"] = "\n".join(draft.fol)
-            if draft.label != row["gold_label"]:
-                fields["final_label"] = draft.label
-        elif decision == "relabel":
-            fields["final_label"] = draft.label
+    def _save(self, row: dict[str, str], draft: Draft, decision: str, seen: str) -> bool:
+        fields = decision_fields(row, decision, draft)
+        confirmed = False
         while True:
-            candidate = {**row, **fields, "flag": ""}
-            checked = check_row(candidate, self.engine)
+            checked = check_decision(row, fields, self.engine)
             if checked.feedback is not None:
                 self.write(checked.feedback.render())
+            if checked.problems and not checked.needs_note:
+                self.write("\n".join(f"not saved: {p}" for p in checked.problems))
+                return False
+            if checked.label_change and not confirmed:
+                change = label_change_text(*checked.label_change)
+                if not self._confirm(f"label change {change}: confirm?"):
+                    self.write("not saved: the label stays as it was.")
+                    return False
+                confirmed = True
             if not checked.problems:
                 break
-            self.write("\n".join(f"not saved: {p}" for p in checked.problems))
-            if checked.needs_note:
-                note = self._ask("note (why the label differs from the provers)> ")
-                if note:
-                    fields["note"] = note
-                    continue
-            return False
+            self.write("\n".join(f"needed: {p}" for p in checked.problems))
+            note = self._line("note (why)> ")
+            if not note:
+                self.write("not saved: a note is needed.")
+                return False
+            fields["note"] = draft.note = note
         fields["reviewer"] = self.reviewer
         fields["decided_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        save_decision(self.queue, row["id"], fields)
+        save_decision(self.queue, row["id"], fields, seen=seen)
         self.saved += 1
         self.write(f"saved: {row['id']} {decision}")
         return True
 
     # -- display ------------------------------------------------------------------------------
 
-    def _show(self, row: dict[str, str], position: int) -> None:
+    def _show(self, row: dict[str, str], position: int, draft: Draft) -> None:
         w = self.write
         head = f"item {position + 1}/{len(self.ids)} · {row['id']} · reason {row['reason']}"
         w(_RULE)
         w(head + (f" · flag {row['flag']}" if row["flag"] else ""))
         if row["decision"]:
             w(f"decided: {row['decision']} by {row['reviewer'] or '?'}")
+            if row["note"]:
+                w(f"  note: {row['note']}")
+        if MERGE_CONFLICT in row["flag"]:
+            for entry in read_conflicts(self.queue, row["id"]):
+                refused = entry.get("refused")
+                if isinstance(refused, dict):
+                    w(f"competing: {refused.get('decision')} by {refused.get('reviewer') or '?'}")
         w(_RULE)
         nl = row["nl_premises"].split("\n") if row["nl_premises"] else []
         fol = fol_lines(row["original_fol"])
@@ -251,12 +321,16 @@ class ReviewSession:
         if row["critique"]:
             w(f"Critique: {row['critique']}")
         if row["proposed_fol"].strip():
-            w("Proposed edit:")
+            w("Proposed edit (your draft starts from it):")
             for line in _diff(fol, fol_lines(row["proposed_fol"])):
                 w(f"  {line}")
         else:
             w("Proposed edit: none")
-        w("[a]ccept [k]eep [e]dit [l]abel [n]ote [w]rite draft [s]kip [>]next [b]ack [q]uit [?]")
+        if draft.fol != fol_lines(row["proposed_fol"] or row["original_fol"]):
+            w("Your saved FOL (the draft starts from it):")
+            for line in _diff(fol, draft.fol):
+                w(f"  {line}")
+        w("[a]ccept [k]eep [e]dit [l]abel [n]ote [w]rite draft [s]kip [j]next [b]ack [q]uit [?]")
 
 
 def _diff(before: list[str], after: list[str]) -> list[str]:

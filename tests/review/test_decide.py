@@ -1,6 +1,6 @@
 """Review decisions: what each one resolves to, `check` of a spreadsheet-edited queue (real provers,
-physical line numbers), the `review check` command, spreadsheet round trips, `save_decision` and
-`queue_status`."""
+spreadsheet rows and file lines), deliberate label changes, the `review check` command,
+spreadsheet round trips, `save_decision` and `queue_status`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,17 @@ import pytest
 from refinery.cli import main
 from refinery.outcomes import Outcome
 from refinery.prove.verdict import Budget
-from refinery.review.decide import Resolution, RowProblem, check_queue, resolve
+from refinery.review.decide import (
+    Draft,
+    Resolution,
+    RowCheck,
+    RowProblem,
+    check_queue,
+    check_row,
+    decision_fields,
+    draft_decision,
+    resolve,
+)
 from refinery.review.feedback import FeedbackEngine
 from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
@@ -28,9 +38,9 @@ from refinery.review.queue import (
     queue_status,
     read_queue,
     read_queue_lines,
-    save_decision,
     write_rows,
 )
+from refinery.review.record import save_decision
 from vampire.registry import build_provers
 
 from fakes import queue_outcome
@@ -46,6 +56,8 @@ UNBALANCED_301 = (
     "Compensated(passengers)"
 )
 NOTE_1101 = "The NL says retrievers are friendly; the FOL dropped it, the gold label is right."
+NOTE_203 = "The FOL and both provers agree Mara can borrow books: the conclusion is False."
+NOTE_901 = "No bird here flies, so nothing settles kiwi: Uncertain."
 
 
 def row(**cells: str) -> dict[str, str]:
@@ -248,7 +260,7 @@ def test_a_final_fol_of_fewer_than_two_lines_is_refused(cells: dict[str, str]) -
 
 
 @pytest.mark.prover
-def test_check_reports_problems_at_the_physical_line_of_each_row(
+def test_check_reports_problems_at_the_spreadsheet_row_and_file_line_of_each_row(
     sample_run: Path, tmp_path: Path, engine: FeedbackEngine
 ) -> None:
     path = sample_queue(sample_run, tmp_path)
@@ -267,11 +279,12 @@ def test_check_reports_problems_at_the_physical_line_of_each_row(
     )  # cells span lines
     problems, valid = check_queue(read_queue_lines(path), engine)
     assert valid == {}
-    assert [(p.line, p.item_id) for p in problems] == [
-        (starts[ID_203], ID_203),
-        (starts[ID_301], ID_301),
-        (starts[ID_901], ID_901),
-        (starts[ID_1101], ID_1101),
+    # a spreadsheet shows the header as row 1 and each record as one row, however many lines
+    assert [(p.row, p.line, p.item_id) for p in problems] == [
+        (2, starts[ID_203], ID_203),
+        (3, starts[ID_301], ID_301),
+        (4, starts[ID_901], ID_901),
+        (5, starts[ID_1101], ID_1101),
     ]
     bad_decision, no_parse, bad_label, contradiction = (p.message for p in problems)
     assert bad_decision.startswith("unknown decision 'acept'")
@@ -295,7 +308,12 @@ def test_a_label_against_the_provers_is_fine_with_a_note(
     spreadsheet_edit(
         path,
         {
-            ID_203: {"decision": "accept_proposal", "reviewer": "ann"},
+            ID_203: {
+                "decision": "accept_proposal",
+                "final_label": "False",
+                "note": NOTE_203,
+                "reviewer": "ann",
+            },
             ID_1101: {"decision": "keep_original", "note": NOTE_1101},
         },
     )
@@ -319,10 +337,16 @@ def test_check_flags_conflicts_and_changed_items_after_a_text_edit(
         ID_203,
         flag=MERGE_CONFLICT,
         decision="accept_proposal",
+        final_label="False",
         note="ann and bob disagreed\r\nsettled: the provers are right",
     )
     text_edit(
-        path, ID_901, flag=CHANGED_SINCE_DECISION, decision="relabel", final_label="Uncertain"
+        path,
+        ID_901,
+        flag=CHANGED_SINCE_DECISION,
+        decision="relabel",
+        final_label="Uncertain",
+        note=NOTE_901,
     )
     text_edit(path, ID_1101, decision="keep_original", note=NOTE_1101)
     starts = row_starts(path)
@@ -331,11 +355,13 @@ def test_check_flags_conflicts_and_changed_items_after_a_text_edit(
     problems, valid = check_queue(read_queue_lines(path), engine)
     assert problems == [
         RowProblem(
+            2,
             starts[ID_203],
             ID_203,
             "merge conflict between shards: settle the decision, then clear the flag",
         ),
         RowProblem(
+            4,
             starts[ID_901],
             ID_901,
             "the item changed since this decision: look again, then clear the flag "
@@ -366,12 +392,12 @@ def test_review_check_prints_one_line_per_problem_and_fails(
     out = capsys.readouterr().out.splitlines()
     assert code == 1
     assert out == [
-        f"{path}:{starts[ID_203]}: {ID_203}: unknown decision 'Acept' (allowed: "
+        f"{path}: row 2 (line {starts[ID_203]}): {ID_203}: unknown decision 'Acept' (allowed: "
         "accept_proposal, keep_original, edit, relabel, skip)",
-        f"{path}:{starts[ID_901]}: {ID_901}: final_label 'Maybe' is not one of True, False, "
-        "Uncertain",
-        f"{path}:{starts[ID_1101]}: {ID_1101}: final label True contradicts the provers, which "
-        "derive Uncertain from the final FOL; add a note saying why",
+        f"{path}: row 4 (line {starts[ID_901]}): {ID_901}: final_label 'Maybe' is not one of "
+        "True, False, Uncertain",
+        f"{path}: row 5 (line {starts[ID_1101]}): {ID_1101}: final label True contradicts the "
+        "provers, which derive Uncertain from the final FOL; add a note saying why",
         f"{path}: 4 rows, 3 decided, 0 valid, 3 with problems",
     ]
 
@@ -381,8 +407,12 @@ def test_review_check_passes_a_clean_queue(
     sample_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = sample_queue(sample_run, tmp_path)
-    save_decision(path, ID_203, {"decision": "accept_proposal"})
-    save_decision(path, ID_901, {"decision": "Relabel", "final_label": "uncertain"})
+    save_decision(
+        path, ID_203, {"decision": "accept_proposal", "final_label": "False", "note": NOTE_203}
+    )
+    save_decision(
+        path, ID_901, {"decision": "Relabel", "final_label": "uncertain", "note": NOTE_901}
+    )
     save_decision(path, ID_1101, {"decision": "keep_original", "note": NOTE_1101})
     code = main(["review", "check", str(path), "--provers", "z3,eprover"])
     assert capsys.readouterr().out.splitlines() == [
@@ -477,7 +507,7 @@ def test_save_decision_rewrites_one_row_and_clears_review_flags(
     assert new_records[ID_901] != records[ID_901]
     for item_id in (ID_203, ID_301, ID_1101):
         assert new_records[item_id] == records[item_id]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["review.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["review.csv", "review.csv.lock"]
 
 
 def test_save_decision_refuses_an_unknown_id_or_column(sample_run: Path, tmp_path: Path) -> None:
@@ -488,7 +518,7 @@ def test_save_decision_refuses_an_unknown_id_or_column(sample_run: Path, tmp_pat
     with pytest.raises(ValueError, match="not decision columns"):
         save_decision(path, ID_203, {"decision": "skip", "gold_label": "False"})
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["review.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["review.csv", "review.csv.lock"]
 
 
 # --- queue_status ---------------------------------------------------------------------------
@@ -540,3 +570,109 @@ def test_a_single_formula_with_a_trailing_newline_asks_for_the_layout() -> None:
     assert resolve(row(decision="edit", final_fol="P(a)\n")) == (
         "the final FOL needs the premises, one per line, then the conclusion on the last line"
     )
+
+
+# --- deliberate label changes ---------------------------------------------------------------
+
+
+@pytest.mark.prover
+def test_accept_proposal_changes_a_label_only_when_written_out_and_explained(
+    sample_run: Path, tmp_path: Path, engine: FeedbackEngine
+) -> None:
+    rows = {r["id"]: r for r in read_queue(sample_queue(sample_run, tmp_path))}
+    item = rows[ID_203]  # gold True, suggested False
+
+    def check(**cells: str) -> RowCheck:
+        return check_row(item | {"decision": "accept_proposal"} | cells, engine)
+
+    silent = check()
+    assert silent.problems == [
+        "accept_proposal changes the label True → False: confirm it by writing False in "
+        "final_label, and add a note saying why"
+    ]
+    assert silent.needs_note and silent.label_change == ("True", "False")
+    unexplained = check(final_label="False")
+    assert unexplained.problems == ["the label changes True → False: add a note saying why"]
+    unconfirmed = check(note=NOTE_203)
+    assert unconfirmed.problems == [
+        "accept_proposal changes the label True → False: confirm it by writing False in final_label"
+    ]
+    done = check(final_label="False", note=NOTE_203)
+    assert done.problems == [] and done.label_change == ("True", "False")
+    assert done.resolution is not None and done.resolution.label == "False"
+
+
+@pytest.mark.prover
+@pytest.mark.parametrize("decision", ["relabel", "edit"])
+def test_every_label_change_needs_a_note(
+    decision: str, sample_run: Path, tmp_path: Path, engine: FeedbackEngine
+) -> None:
+    rows = {r["id"]: r for r in read_queue(sample_queue(sample_run, tmp_path))}
+    item = rows[ID_901] | {"decision": decision, "final_label": "Uncertain"}
+    # Uncertain is what both provers derive: agreeing with them is no reason to skip the note
+    assert check_row(item, engine).problems == [
+        "the label changes True → Uncertain: add a note saying why"
+    ]
+    assert check_row(item | {"note": NOTE_901}, engine).problems == []
+    assert check_row(item | {"final_label": "True"}, engine).label_change is None
+
+
+def test_a_reviewers_ascii_fol_is_stored_in_canonical_symbols() -> None:
+    r = resolved(
+        decision="edit", final_fol="forall x (Dog(x) -> Bark(x))\nDog(rex) & ~Cat(rex)\nBark(rex)"
+    )
+    assert r.premises_fol == ("∀x (Dog(x) → Bark(x))", "Dog(rex) ∧ ¬Cat(rex)")
+    fields = decision_fields(
+        row(), "edit", Draft(fol=["exists y P(y) | Q(y)", "P(a)"], label="False")
+    )
+    assert fields["final_fol"] == "∃y P(y) ∨ Q(y)\nP(a)"
+
+
+# --- drafts ---------------------------------------------------------------------------------
+
+
+def test_a_draft_starts_from_the_reviewers_fol_else_the_proposal_else_the_original() -> None:
+    assert Draft.start(row()).fol == PROPOSED.split("\n")
+    assert Draft.start(row(proposed_fol="")).fol == ORIGINAL.split("\n")
+    mine = "P(rex)\nQ(rex)"
+    assert Draft.start(row(final_fol=mine, final_label="True")) == Draft(
+        fol=["P(rex)", "Q(rex)"], label="True"
+    )
+    assert Draft.start(row()).label == "False"  # the gold label, never the suggested one
+
+
+def test_what_saving_a_draft_decides() -> None:
+    item = row()
+    assert draft_decision(item, Draft(fol=ORIGINAL.split("\n"), label="False")) is None
+    assert draft_decision(item, Draft(fol=ORIGINAL.split("\n"), label="True")) == "relabel"
+    assert draft_decision(item, Draft(fol=PROPOSED.split("\n"), label="False")) == "edit"
+    ascii_original = ["forall x (Dog(x) -> Bark(x))", "Dog(rex)", "Bark(rex)"]
+    assert draft_decision(item, Draft(fol=ascii_original, label="False")) is None
+
+
+def test_decision_fields_write_a_label_change_out() -> None:
+    draft = Draft(fol=PROPOSED.split("\n"), label="Uncertain", note="why")
+    assert decision_fields(row(), "accept_proposal", draft) == {
+        "decision": "accept_proposal",
+        "final_label": "True",  # the suggested label, spelled out
+        "final_fol": "",
+        "note": "why",
+    }
+    assert (
+        decision_fields(row(suggested_label="False"), "accept_proposal", draft)["final_label"] == ""
+    )
+    assert decision_fields(row(), "relabel", draft)["final_label"] == "Uncertain"
+    assert decision_fields(row(), "keep_original", draft)["final_label"] == ""
+    edit = decision_fields(row(), "edit", draft)
+    assert edit["final_fol"] == PROPOSED and edit["final_label"] == "Uncertain"
+
+
+def test_spreadsheet_rows_count_blank_records_and_multi_line_cells(tmp_path: Path) -> None:
+    path = tmp_path / "review.csv"
+    header = ",".join(COLUMNS)
+    text = f'{header}\r\nid1,,,,,"two\nlines"\r\n\r\nid2\r\n'
+    path.write_bytes(text.encode("utf-8-sig"))
+    assert [(e.row, e.line, e.cells["id"]) for e in read_queue_lines(path)] == [
+        (2, 2, "id1"),
+        (4, 5, "id2"),  # a spreadsheet shows the blank record as row 3
+    ]

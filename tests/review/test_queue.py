@@ -271,7 +271,8 @@ def test_write_leaves_no_temp_files(tmp_path: Path) -> None:
     path = tmp_path / "queue.csv"
     write_queue(path, queue_rows([outcome(1)]))
     write_queue(path, queue_rows([outcome(1), outcome(2)]))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["queue.csv"]
+    # the lock file stays: removing it while another writer waits on it would break the lock
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["queue.csv", "queue.csv.lock"]
 
 
 def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -289,4 +290,4 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
     with pytest.raises(OSError, match="disk full"):
         write_queue(path, queue_rows([outcome(1), outcome(2)]))
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["queue.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["queue.csv", "queue.csv.lock"]

@@ -18,8 +18,8 @@ from refinery.review.queue import (
     NOT_IN_LATEST_RUN,
     MergeReport,
     read_queue,
-    save_decision,
 )
+from refinery.review.record import save_decision
 
 from runs import SAMPLE, make_run
 

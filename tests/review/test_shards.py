@@ -16,10 +16,10 @@ from refinery.review.queue import (
     MERGE_CONFLICT,
     queue_rows,
     read_queue,
-    save_decision,
     write_queue,
     write_rows,
 )
+from refinery.review.record import save_decision
 from refinery.review.shards import format_conflicts, manifest_path, merge_shards, split_queue
 
 from fakes import queue_outcome

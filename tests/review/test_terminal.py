@@ -2,12 +2,13 @@
 
 The session runs the real command (real Z3 and E for the live feedback) against a copy of the
 sample run's queue. tmux drives it with send-keys and reads the screen with capture-pane, so the
-prompts, the caret under a syntax error and the saved messages are what an annotator sees.
+single-key prompts, the pre-filled edit line, the caret under a syntax error, the label-change
+confirmation and the saved messages are what an annotator sees. The session itself is the one
+the browser test plays (`review_workflow`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -21,23 +22,27 @@ import pytest
 
 from refinery.cli import main
 from refinery.review.queue import read_queue
-from refinery.runs import load_run, run_folders
+
+from review_workflow import (
+    ID_203,
+    ID_301,
+    ID_901,
+    NOTE_203,
+    NOTE_901,
+    PREMISE_3,
+    TYPO_3,
+    WHY_203,
+    assert_applied_exactly,
+    assert_decided,
+    copy_sample,
+)
 
 REFINERY = Path(sys.executable).with_name("refinery")
-TYPO = "∀x (Train(x) ∧ Delayed(x) → MissConnection(passengers)"  # the missing ")" again
-FIXED_1 = "∀x (Train(x) ∧ Delayed(x) → MissConnection(passengers))"
-FIXED_3 = "MissConnection(passengers) → Compensated(passengers)"
-NOTE = "No bird here flies, so nothing settles kiwi: Uncertain ∀∃¬."
 
 
 @pytest.fixture
 def workspace(sample_run: Path, tmp_path: Path) -> tuple[Path, Path]:
-    """A copy of the sample run (in its dataset/split folder) and of its review queue."""
-    run = tmp_path / "refined" / "folio-sample" / "all" / sample_run.name
-    shutil.copytree(sample_run, run)
-    queue = tmp_path / "queue.csv"
-    shutil.copy(sample_run.parent.parent.parent / "review.csv", queue)
-    return run, queue
+    return copy_sample(sample_run, tmp_path)
 
 
 def _env() -> dict[str, str]:
@@ -59,16 +64,23 @@ class Tmux:
     def screen(self) -> str:
         return self("capture-pane", "-p", "-J", "-S", "-5000", "-t", "work")
 
-    def wait_for(self, text: str, timeout: float = 60.0) -> str:
+    def wait_for(self, text: str, timeout: float = 60.0, after: int = 0) -> str:
+        """Wait until `text` is on the screen more than `after` times; return the screen."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             screen = self.screen()
-            if text in screen:
+            if screen.count(text) > after:
                 return screen
             time.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}")
 
+    def key(self, *keys: str) -> None:
+        """Press keys: single characters literally, or tmux key names (C-u, BSpace, End)."""
+        for key in keys:
+            self("send-keys", "-t", "work", *(["-l", key] if len(key) == 1 else [key]))
+
     def type(self, text: str) -> None:
+        """Type a line and press Enter."""
         self("send-keys", "-t", "work", "-l", text)
         self("send-keys", "-t", "work", "Enter")
 
@@ -90,110 +102,72 @@ def test_work_in_a_terminal_then_apply(tmux: Tmux, workspace: tuple[Path, Path])
     )
     tmux("new-session", "-d", "-s", "work", "-x", "220", "-y", "60", command)
 
-    tmux.wait_for("item 1/4 · folio-sample/all/203")
+    # 203: one key accepts; the label change must be confirmed and explained
+    tmux.wait_for(f"item 1/4 · {ID_203}")
     # the evidence under the labels: the premises that prove the provers' label, False
-    tmux.wait_for("why: proves its negation: premises[0], premises[1], premises[2] (eprover, z3)")
-    tmux.type("a")  # accept: the suggested label False
-    tmux.wait_for("saved: folio-sample/all/203 accept_proposal")
+    tmux.wait_for(f"why: {WHY_203}")
+    tmux.key("a")  # no Enter: single-key commands
+    tmux.wait_for("label change True → False: confirm? [y/N]>")
+    tmux.key("y")
+    assert "needed: the label changes True → False: add a note saying why" in tmux.wait_for(
+        "note (why)>"
+    )
+    tmux.type(NOTE_203)
+    tmux.wait_for(f"saved: {ID_203} accept_proposal")
 
-    tmux.wait_for("item 2/4 · folio-sample/all/301")
-    tmux.type("e")
+    # 301: the draft starts from the proposal and the edit line comes pre-filled
+    tmux.wait_for(f"item 2/4 · {ID_301}")
+    tmux.key("e")
     tmux.wait_for("line to edit")
-    tmux.type("1")
-    tmux.wait_for("new FOL>")
-    tmux.type(TYPO)
-    screen = tmux.wait_for("rejected: line 1 unchanged.")
+    tmux.type("3")
+    tmux.wait_for(f"new FOL> {PREMISE_3}")
+    tmux.key("BSpace", "Enter")  # a typo made in the pre-filled line: its last ")" deleted
+    screen = tmux.wait_for("rejected: line 3 unchanged.")
     lines = screen.splitlines()
-    formula = next(i for i, line in enumerate(lines) if line.strip() == TYPO)
+    formula = max(i for i, line in enumerate(lines) if line.strip() == TYPO_3)
     assert "unbalanced parentheses" in lines[formula - 1]
     assert lines[formula + 1].strip() == "^"  # the caret, under the end of the formula
-    for key in ("e", "1", FIXED_1):  # keys typed ahead wait in the terminal for their prompt
-        tmux.type(key)
-    screen = tmux.wait_for("line 1 updated in the draft")
-    assert "error: free_variable" in screen  # premise 3 still has the stray x: lint says so
-    for key in ("e", "3", FIXED_3):
-        tmux.type(key)
-    tmux.wait_for("line 3 updated in the draft")
-    assert "provers: True (eprover=True, z3=True; agreed)" in tmux.screen()
-    assert "why: proves the conclusion: premises[" in tmux.screen()  # recomputed for the edit
-    tmux.type("w")
-    tmux.wait_for("saved: folio-sample/all/301 edit")
+    tmux.key("e")
+    tmux.type("3")
+    # the draft kept the proposal's line (the typo line above lost its ")", so this is new)
+    tmux.wait_for(f"new FOL> {PREMISE_3}")
+    # fix it in place: to the start, two words right, delete ", x"
+    tmux.key("C-a", "M-f", "M-f", "C-d", "C-d", "C-d", "Enter")
+    screen = tmux.wait_for("line 3 updated in the draft")
+    assert "provers: True (eprover=True, z3=True; agreed)" in screen
+    assert "why: proves the conclusion: premises[" in screen  # recomputed for the edit
+    tmux.key("w")
+    tmux.wait_for(f"saved: {ID_301} edit")
 
-    tmux.wait_for("item 3/4 · folio-sample/all/901")
-    tmux.type("l")
-    tmux.type("uncertain")
+    # 901: relabel, confirm True → Uncertain, say why
+    tmux.wait_for(f"item 3/4 · {ID_901}")
+    tmux.key("l")
+    tmux.wait_for("label: [t]rue [f]alse [u]ncertain>")
+    tmux.key("u")
     tmux.wait_for("label set to Uncertain")
-    tmux.type("n")
-    tmux.type(NOTE)
-    tmux.wait_for("note set.")
-    tmux.type("w")
-    tmux.wait_for("saved: folio-sample/all/901 relabel")
+    tmux.key("w")
+    tmux.wait_for("label change True → Uncertain: confirm? [y/N]>")
+    tmux.key("y")
+    tmux.wait_for("note (why)>", after=1)
+    tmux.type(NOTE_901)
+    tmux.wait_for(f"saved: {ID_901} relabel")
 
+    # 1101: a draft note, then quit: asked first, and "n" stays on the item
     tmux.wait_for("item 4/4 · folio-sample/all/1101")
-    tmux.type("q")
+    tmux.key("n")
+    tmux.type("not sure yet")
+    tmux.wait_for("note set in the draft.")
+    tmux.key("q")
+    tmux.wait_for("the draft is not saved; leave it? [y/N]>")
+    tmux.key("n")
+    tmux.key("q")
+    tmux.wait_for("the draft is not saved; leave it? [y/N]>", after=1)
+    tmux.key("y")
     tmux.wait_for("SESSION-ENDED")
     assert "3 decision(s) saved" in tmux.screen()
 
-    rows = {r["id"]: r for r in read_queue(queue)}
-    assert rows["folio-sample/all/203"]["decision"] == "accept_proposal"
-    edit = rows["folio-sample/all/301"]
-    assert edit["decision"] == "edit" and edit["reviewer"] == "alice"
-    assert edit["final_fol"].split("\n") == [
-        FIXED_1,
-        "Train(the815) ∧ Delayed(the815)",
-        FIXED_3,
-        "Compensated(passengers)",
-    ]
-    relabel = rows["folio-sample/all/901"]
-    assert (relabel["decision"], relabel["final_label"], relabel["note"]) == (
-        "relabel",
-        "Uncertain",
-        NOTE,
-    )
-    assert all(r["decided_at"] for r in (edit, relabel))
-    assert rows["folio-sample/all/1101"]["decision"] == ""
-
-    # apply: a new version with exactly those three changes
-    assert main(["review", "apply", "--queue", str(queue), "--run", str(run)]) == 0
-    before = {r["id"]: r for r in load_run(run).refined_rows()}
-    [_, new_dir] = run_folders(run.parent)
-    new = load_run(new_dir)
-    assert new.meta["kind"] == "review" and new.meta["parent"] == run.name
-    after = {r["id"]: r for r in new.refined_rows()}
-    assert list(after) == list(before)
-    changed = {}
-    for item_id, row in after.items():
-        diff = {k for k in row if row[k] != before[item_id].get(k)} - {"run_id"}
-        if diff:
-            changed[item_id] = diff
-    review_columns = {"status", "review_decision", "reviewer", "reviewed_at"}
-    assert changed == {
-        "folio-sample/all/203": {"label", *review_columns},
-        "folio-sample/all/301": {"premises-FOL", "prover_label", *review_columns},
-        "folio-sample/all/901": {"label", "review_note", *review_columns},
-    }
-    assert after["folio-sample/all/203"]["label"] == "False"
-    assert after["folio-sample/all/203"]["original_label"] == "True"
-    assert (
-        after["folio-sample/all/301"]["premises-FOL"].split("\n")
-        == edit["final_fol"].split("\n")[:-1]
-    )
-    assert after["folio-sample/all/901"]["label"] == "Uncertain"
-    assert after["folio-sample/all/901"]["review_note"] == NOTE
-    assert {after[i]["status"] for i in changed} == {"reviewed"}
-    assert {after[i]["reviewer"] for i in changed} == {"alice"}
-    assert after["folio-sample/all/1101"]["status"] == "needs_review"
-    report = (new_dir / "report.md").read_text(encoding="utf-8")
-    assert "## Review round (3 decisions)" in report
-    assert "| folio-sample/all/901 | relabel | alice | True → Uncertain | 0 |" in report
-    audit = {
-        json.loads(line)["id"]: json.loads(line)
-        for line in (new_dir / "audit.jsonl").read_text(encoding="utf-8").splitlines()
-    }
-    assert [e["where"] for e in audit["folio-sample/all/301"]["edits"]] == [
-        "premises[0]",
-        "premises[2]",
-    ]
+    assert_decided(queue, "alice")
+    assert_applied_exactly(run, queue, "alice")
 
 
 def test_a_killed_session_keeps_every_finished_decision(workspace: tuple[Path, Path]) -> None:
@@ -220,7 +194,8 @@ def test_a_killed_session_keeps_every_finished_decision(workspace: tuple[Path, P
             time.sleep(0.05)
 
     try:
-        proc.stdin.write("a\n")  # 203: accept
+        # 203: accept, confirm the label change, say why (one answer per line from a pipe)
+        proc.stdin.write(f"a\ny\n{NOTE_203}\n")
         proc.stdin.flush()
         wait_until(1)
         proc.stdin.write("s\n")  # 301: skip (a decision too)
@@ -243,13 +218,13 @@ def test_a_killed_session_keeps_every_finished_decision(workspace: tuple[Path, P
     assert len(rows) == 4 and {r["reviewer"] for r in rows if r["decision"]} == {"bob"}
     data = queue.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf") and data.endswith(b"\r\n") and data != original
-    assert [p.name for p in queue.parent.iterdir() if p.name.startswith(".")] == []
+    assert [p.name for p in queue.parent.iterdir() if p.name.startswith(".")] == []  # no temp file
 
 
 def test_apply_refuses_with_every_bad_row_and_writes_nothing(
     workspace: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from refinery.review.queue import save_decision
+    from refinery.review.record import save_decision
 
     run, queue = workspace
     save_decision(queue, "folio-sample/all/203", {"decision": "accept_proposal"})
@@ -257,7 +232,11 @@ def test_apply_refuses_with_every_bad_row_and_writes_nothing(
     save_decision(queue, "folio-sample/all/1101", {"decision": "keep_original"})
     assert main(["review", "apply", "--queue", str(queue), "--run", str(run)]) == 2
     err = capsys.readouterr().err
-    assert "2 problem(s)" in err and "nothing applied" in err
+    assert "3 problem(s)" in err and "nothing applied" in err
+    assert (
+        "folio-sample/all/203: accept_proposal changes the label True → False: confirm it by "
+        "writing False in final_label, and add a note saying why" in err
+    )
     assert "folio-sample/all/901: final_label 'Maybe' is not one of True, False, Uncertain" in err
     assert "folio-sample/all/1101: final label True contradicts the provers" in err
     assert [p.name for p in run.parent.iterdir()] == [run.name]
@@ -273,7 +252,7 @@ def test_review_commands_import_neither_prefect_nor_great_expectations(
         f"main(['review', 'status', '--queue', {str(queue)!r}])\n"
         "main(['review', 'check', '--queue', " + repr(str(queue)) + "])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "{'prefect', 'great_expectations', 'pandas', 'datasets'})\n"
+        "{'prefect', 'great_expectations', 'pandas', 'datasets', 'fastapi', 'uvicorn'})\n"
         "print('HEAVY', heavy)\n"
     )
     done = subprocess.run(

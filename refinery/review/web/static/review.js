@@ -1,0 +1,291 @@
+// The review page's behaviour: live checks of every edit, single-key decisions, confirmations.
+// Dataset text reaches the page only as textContent and input values, never as HTML, and the
+// server's Content-Security-Policy forbids inline script: this file is the only script.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const data = JSON.parse($("item-data").textContent);
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const reviewer = $("reviewer");
+  reviewer.value = localStorage.getItem("refinery-reviewer") || data.reviewer || "";
+  reviewer.addEventListener("change", () =>
+    localStorage.setItem("refinery-reviewer", reviewer.value.trim()),
+  );
+  const help = $("help-dialog");
+  $("help-button").addEventListener("click", () => help.showModal());
+  if (data.empty) {
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "?" && !document.querySelector("dialog[open]")) help.showModal();
+    });
+    return;
+  }
+
+  const boxes = [...document.querySelectorAll(".fol-input")];
+  const initial = boxes.map((box) => box.value);
+  const note = $("note");
+  note.value = data.note || "";
+  let label = data.draft_label;
+  let leaving = false; // set once the page itself navigates: no "unsaved draft" question then
+  const check = { seq: 0, pending: true, clean: false, reply: null };
+
+  const say = (text, kind = "") => {
+    $("message").textContent = text;
+    $("message").className = "message " + kind;
+  };
+  const dirty = () =>
+    boxes.some((box, i) => box.value !== initial[i]) ||
+    label !== data.draft_label ||
+    note.value.trim() !== (data.note || "").trim();
+
+  async function post(path, body) {
+    const response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      credentials: "same-origin",
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    try {
+      return [response.status, JSON.parse(text)];
+    } catch {
+      return [response.status, { status: "refused", problems: [text] }];
+    }
+  }
+
+  // -- the live check ----------------------------------------------------------------------
+  let timer = null;
+  function scheduleCheck() {
+    check.seq += 1;
+    check.pending = true;
+    $("verdict").textContent = "checking…";
+    $("save").disabled = true;
+    clearTimeout(timer);
+    timer = setTimeout(runCheck, 150);
+  }
+
+  async function runCheck() {
+    const seq = check.seq;
+    const [status, reply] = await post("/api/check", {
+      id: data.id,
+      fol: boxes.map((box) => box.value),
+      label, // the evidence explains the provers' label against this one
+    });
+    if (seq !== check.seq) return; // a newer edit is being checked
+    check.pending = false;
+    check.reply = reply;
+    check.clean = status === 200 && reply.clean;
+    showCheck(status, reply);
+  }
+
+  function item(list, text, kind = "") {
+    const li = document.createElement("li");
+    li.textContent = text;
+    if (kind) li.className = kind;
+    list.append(li);
+  }
+
+  function showCheck(status, reply) {
+    for (const box of boxes) {
+      box.classList.remove("bad");
+      box.removeAttribute("aria-invalid");
+    }
+    for (const pre of document.querySelectorAll("pre.caret")) pre.hidden = true;
+    for (const list of document.querySelectorAll("ul.issues")) list.replaceChildren();
+    const verdict = $("verdict");
+    verdict.className = "verdict";
+    if (status !== 200) {
+      verdict.textContent = "not checked: " + (reply.error || reply.problems || status);
+      return;
+    }
+    for (const error of reply.errors) {
+      const box = boxes[error.index] || boxes[0];
+      box.classList.add("bad");
+      box.setAttribute("aria-invalid", "true");
+      const pre = document.querySelector(`pre.caret[data-index="${box.dataset.index}"]`);
+      const line = error.source.split("\n")[error.line - 1] || "";
+      pre.textContent = line + "\n" + " ".repeat(Math.max(0, error.column - 1)) + "^ " + error.message;
+      pre.hidden = false;
+    }
+    for (const issue of reply.lint) {
+      const list = document.querySelector(`ul.issues[data-index="${issue.index}"]`);
+      if (!list) continue;
+      item(list, `${issue.severity}: ${issue.kind}: ${issue.message}`, issue.severity);
+      if (issue.severity === "error") boxes[issue.index].classList.add("bad"); // blocks saving
+    }
+    const each = Object.entries(reply.labels).map(([name, l]) => `${name}=${l}`).join(", ");
+    if (!reply.parses) {
+      verdict.textContent = "syntax error: the draft cannot be saved until it parses";
+      verdict.classList.add("bad");
+    } else if (reply.lint.some((issue) => issue.severity === "error")) {
+      verdict.textContent = "lint errors: the provers are asked once they are fixed";
+      verdict.classList.add("bad");
+    } else if (reply.label) {
+      verdict.textContent = `both provers: ${reply.label} (${each})`;
+      verdict.classList.add(reply.label === label ? "good" : "warn");
+      if (reply.label !== label) {
+        verdict.textContent += ` — your label is ${label}: a note must say why`;
+      }
+    } else {
+      verdict.textContent = `the provers do not agree (${each || "no answer"})`;
+      verdict.classList.add("warn");
+    }
+    const evidence = $("evidence");
+    evidence.hidden = !reply.evidence;
+    evidence.textContent = reply.evidence || "";
+    $("save").disabled = !check.clean;
+  }
+
+  // -- labels, dialogs ---------------------------------------------------------------------
+  function setLabel(value) {
+    label = value;
+    $("draft-label").textContent = value;
+    const change = $("label-change");
+    change.hidden = value === data.gold;
+    change.textContent = `${data.gold} → ${value}`;
+    if (check.reply && !check.pending) showCheck(200, check.reply);
+  }
+
+  function ask(dialog, keys) {
+    // a modal dialog answered by a click or one of `keys` (key -> returned value)
+    return new Promise((resolve) => {
+      dialog.returnValue = "";
+      const onKey = (event) => {
+        if (event.key in keys && !event.target.matches("textarea")) {
+          event.preventDefault();
+          dialog.close(keys[event.key]);
+        }
+      };
+      dialog.addEventListener("keydown", onKey);
+      dialog.addEventListener(
+        "close",
+        () => {
+          dialog.removeEventListener("keydown", onKey);
+          resolve(dialog.returnValue);
+        },
+        { once: true },
+      );
+      dialog.showModal();
+    });
+  }
+
+  async function chooseLabel() {
+    const value = await ask($("label-dialog"), { t: "True", f: "False", u: "Uncertain" });
+    if (value) {
+      setLabel(value);
+      say(`label set to ${value} in the draft; w saves it`);
+    }
+  }
+
+  async function go(url) {
+    if (!url) return;
+    if (dirty() && (await ask($("leave-dialog"), { y: "yes", n: "no" })) !== "yes") return;
+    leaving = true;
+    window.location.href = url;
+  }
+
+  async function confirmAndSave(decision, reply) {
+    const dialog = $("confirm-dialog");
+    $("confirm-title").textContent = reply.change ? "Change the label" : "A note is required";
+    $("confirm-change").textContent = reply.change || "";
+    $("confirm-problems").replaceChildren();
+    for (const problem of reply.problems) item($("confirm-problems"), problem);
+    const why = $("confirm-note");
+    why.value = note.value;
+    const onKey = (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        dialog.close("ok");
+      }
+    };
+    why.addEventListener("keydown", onKey);
+    setTimeout(() => why.focus(), 0);
+    const answer = await ask(dialog, {});
+    why.removeEventListener("keydown", onKey);
+    if (answer !== "ok") {
+      say("not saved: nothing changed");
+      return;
+    }
+    if (reply.needs_note && !why.value.trim()) {
+      say("not saved: a note is required", "bad");
+      return;
+    }
+    note.value = why.value;
+    await decide(decision, reply.change);
+  }
+
+  // -- decisions ---------------------------------------------------------------------------
+  async function decide(decision, confirm = "") {
+    if (decision === "draft" && (check.pending || !check.clean)) {
+      const why = check.pending ? "the check is still running" : "fix the FOL first (marked above)";
+      say(`not saved: ${why}`, "bad");
+      return;
+    }
+    say("saving…");
+    const [status, reply] = await post("/api/decide", {
+      id: data.id,
+      decision,
+      fol: boxes.map((box) => box.value),
+      label,
+      note: note.value,
+      reviewer: reviewer.value.trim(),
+      seen: data.seen,
+      confirm,
+    });
+    if (reply.status === "saved") {
+      say(`saved: ${reply.decision}`, "good");
+      leaving = true;
+      window.location.href = data.next_open_url;
+    } else if (reply.status === "confirm") {
+      say("");
+      await confirmAndSave(reply.decision || decision, reply);
+    } else if (reply.status === "conflict") {
+      say(reply.message + " Reload to see both versions.", "bad");
+    } else {
+      say("not saved: " + (reply.problems || [reply.error || status]).join("\n"), "bad");
+    }
+  }
+
+  const actions = {
+    a: () => decide("accept_proposal"),
+    k: () => decide("keep_original"),
+    s: () => decide("skip"),
+    w: () => decide("draft"),
+    e: () => {
+      const box = boxes.find((b) => b.classList.contains("bad")) || boxes[0];
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
+    },
+    l: chooseLabel,
+    n: () => note.focus(),
+    j: () => go(data.next_url),
+    b: () => go(data.prev_url),
+    "?": () => help.showModal(),
+  };
+
+  document.addEventListener("keydown", (event) => {
+    if (document.querySelector("dialog[open]")) return; // a dialog answers its own keys
+    const target = event.target;
+    if (target.matches("input, textarea, select")) {
+      if (event.key === "Escape") target.blur();
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && target !== reviewer) {
+        event.preventDefault();
+        target.blur();
+        actions.w();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || !(event.key in actions)) return;
+    event.preventDefault();
+    actions[event.key]();
+  });
+  for (const button of document.querySelectorAll("nav.actions button")) {
+    button.addEventListener("click", () => actions[button.dataset.key]());
+  }
+  for (const box of boxes) box.addEventListener("input", scheduleCheck);
+  window.addEventListener("beforeunload", (event) => {
+    if (dirty() && !leaving) event.preventDefault();
+  });
+  setLabel(label);
+  scheduleCheck();
+})();
