@@ -278,6 +278,12 @@ class _Watchdog:
         with self._lock:
             self._active = False
         self._timer.cancel()
+        # Wait for the timer thread (at once, once cancelled) and drop it: the timer holds this
+        # watchdog through `_fire`, a cycle that would leave the context to the cyclic garbage
+        # collector, which frees it at a random moment in whatever thread it runs — a Z3
+        # context must be freed by the thread that owns it, when its last check is done.
+        self._timer.join()
+        del self._timer
 
 
 def _limits(budget: Budget) -> tuple[int, int | None]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import z3
 
 from refinery.errors import ConfigError
 from refinery.logic.syntax import (
@@ -311,6 +313,21 @@ def test_z3_exception_becomes_an_error_verdict(monkeypatch: pytest.MonkeyPatch) 
     assert "boom" in vs[0].output_tail
     # The failed question was popped: the next ones see only the axioms.
     assert [v.status for v in vs[1:]] == [Status.COUNTER_SATISFIABLE, Status.SATISFIABLE]
+
+
+def test_every_context_is_freed_by_its_own_thread_when_the_check_ends() -> None:
+    # A context left in a reference cycle is freed by the cyclic collector, at a random moment
+    # in whatever thread triggers it; freeing a Z3 context that way hung a Dask worker for good.
+    gc.collect()
+    gc.disable()
+    try:
+        check(pred("P", a), conjecture=pred("P", a))
+        PROVER.check_many([pred("P", a)], [pred("P", a), pred("Q", a)], BUDGET)
+        PROVER.find_model(Problem((pred("P", a),), pred("Q", a)), BUDGET)
+        alive = [o for o in gc.get_objects() if isinstance(o, z3.Context)]
+    finally:
+        gc.enable()
+    assert alive == []
 
 
 def test_concurrent_checks_are_independent() -> None:

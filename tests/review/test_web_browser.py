@@ -205,6 +205,7 @@ def test_an_annotator_session_in_the_browser_then_apply(
     # 901: "l" then "u" sets the label; saving asks to confirm True → Uncertain
     on_item(page, ID_901)
     page.keyboard.press("l")
+    expect(page.locator("#label-dialog")).to_be_visible()
     page.keyboard.press("u")
     expect(page.locator("#label-change")).to_have_text("True → Uncertain")
     assert "your label is Uncertain" not in checked(page)  # the provers say Uncertain too
@@ -240,7 +241,9 @@ def test_two_annotators_deciding_one_item_differently_is_a_merge_conflict(
     ann, bob = open_page(browser, url, "ann"), open_page(browser, url, "bob")
 
     ann.keyboard.press("l")
+    expect(ann.locator("#label-dialog")).to_be_visible()
     ann.keyboard.press("u")
+    expect(ann.locator("#label-change")).to_have_text("True → Uncertain")
     ann.keyboard.press("w")
     confirm(ann, "True → Uncertain", NOTE_901)
     on_item(ann, ID_1101)

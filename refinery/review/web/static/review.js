@@ -150,17 +150,20 @@
     // a modal dialog answered by a click or one of `keys` (key -> returned value)
     return new Promise((resolve) => {
       dialog.returnValue = "";
+      // listened for on the document, not the dialog: a key pressed before focus has moved
+      // into the dialog must still answer it
       const onKey = (event) => {
-        if (event.key in keys && !event.target.matches("textarea")) {
+        if (dialog.open && event.key in keys && !event.target.matches("textarea")) {
           event.preventDefault();
+          event.stopPropagation();
           dialog.close(keys[event.key]);
         }
       };
-      dialog.addEventListener("keydown", onKey);
+      document.addEventListener("keydown", onKey, true);
       dialog.addEventListener(
         "close",
         () => {
-          dialog.removeEventListener("keydown", onKey);
+          document.removeEventListener("keydown", onKey, true);
           resolve(dialog.returnValue);
         },
         { once: true },
