@@ -6,6 +6,12 @@ drop or add a parenthesis, rename a predicate in one premise, change a constant'
 arity, free a variable — and after the repair loop `equivalent` asks both provers whether each
 repaired formula is logically equivalent to the original. An accepted repair that is not is a
 **false approval**.
+
+The meaning-level corruptions (`SEMANTIC`) rewrite one node of one formula's syntax tree — drop or
+add a ¬, switch ∀/∃, ∧/∨ or ⊕/∨, reverse a →, swap a binary atom's arguments, drop a conjunct —
+and print the formula again; some flip the item's label, some keep it. `flip_label` changes the
+gold label instead and leaves the FOL alone: a real label error, which only a label suggestion
+fixes.
 """
 
 from __future__ import annotations
@@ -16,9 +22,24 @@ import re
 from collections.abc import Callable, Sequence
 
 from refinery.datasets.records import Item
+from refinery.labels import GOLD_LABELS
 from refinery.logic.analysis import occurrences
 from refinery.logic.parse import Parsed, try_parse
-from refinery.logic.syntax import Formula, Iff
+from refinery.logic.printer import to_text
+from refinery.logic.rewrite import Path, nodes, replace
+from refinery.logic.syntax import (
+    And,
+    Eq,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Pred,
+    Xor,
+)
 from refinery.prove.verdict import Budget, Problem, Prover, Status
 
 _NAME = r"[\w][\w'’.\-]*"
@@ -116,6 +137,99 @@ CORRUPTIONS: dict[str, Callable[..., str | None]] = {
     "change_arity": change_arity,
     "free_variable": free_variable,
 }
+
+
+# -- meaning-level corruptions: one node of the syntax tree ------------------------------------
+
+
+def _mutations(f: Formula, kind: str) -> list[tuple[Path, Formula]]:
+    """Every (path, replacement) that `kind` can make in `f`."""
+    out: list[tuple[Path, Formula]] = []
+    for path, node in nodes(f):
+        match kind, node:
+            case "drop_negation", Not(body) if not isinstance(body, Eq):
+                out.append((path, body))
+            case "add_negation", Pred():
+                out.append((path, Not(node)))
+            case "swap_quantifier", Forall(var, body):
+                out.append((path, Exists(var, body)))
+            case "swap_quantifier", Exists(var, body):
+                out.append((path, Forall(var, body)))
+            case "and_or", And(args):
+                out.append((path, Or(args)))
+            case "and_or", Or(args):
+                out.append((path, And(args)))
+            case "xor_or", Xor(left, right):
+                out.append((path, Or((left, right))))
+            case "xor_or", Or(args) if len(args) == 2:
+                out.append((path, Xor(args[0], args[1])))
+            case "reverse_implication", Implies(left, right):
+                out.append((path, Implies(right, left)))
+            case "swap_arguments", Pred(name, args) if len(args) == 2 and args[0] != args[1]:
+                out.append((path, Pred(name, (args[1], args[0]))))
+            case "drop_conjunct", And(args):
+                for i in range(len(args)):
+                    rest = args[:i] + args[i + 1 :]
+                    out.append((path, rest[0] if len(rest) == 1 else And(rest)))
+    return out
+
+
+SEMANTIC = (
+    "drop_negation",
+    "add_negation",
+    "swap_quantifier",
+    "and_or",
+    "xor_or",
+    "reverse_implication",
+    "swap_arguments",
+    "drop_conjunct",
+)
+#: The gold label changed, the FOL left alone.
+FLIP_LABEL = "flip_label"
+
+
+def corrupt_meaning(item: Item, kind: str, rng: random.Random) -> tuple[Item, str] | None:
+    """`item` with one formula (a premise or the conclusion) rewritten by `kind`, or its label
+    flipped (`FLIP_LABEL`); None when `kind` does not apply. Ids and stories as in `corrupt`."""
+    if kind == FLIP_LABEL:
+        if item.label is None:
+            return None
+        label = rng.choice([lab for lab in GOLD_LABELS if lab != item.label])
+        return _renamed(
+            dataclasses.replace(item, label=label, raw_label=label.value), kind
+        ), "label"
+    fields = [f"premises[{i}]" for i in range(len(item.premises_fol))] + ["conclusion"]
+    rng.shuffle(fields)
+    for where in fields:
+        text = (
+            item.conclusion_fol or ""
+            if where == "conclusion"
+            else item.premises_fol[int(where[9:-1])]
+        )
+        parsed = try_parse(text)
+        if not isinstance(parsed, Parsed):
+            continue
+        options = _mutations(parsed.formula, kind)
+        if not options:
+            continue
+        path, new = rng.choice(options)
+        changed = to_text(replace(parsed.formula, path, new))
+        if where == "conclusion":
+            mutated = dataclasses.replace(item, conclusion_fol=changed)
+        else:
+            premises = list(item.premises_fol)
+            premises[int(where[9:-1])] = changed
+            mutated = dataclasses.replace(item, premises_fol=tuple(premises))
+        return _renamed(mutated, kind), where
+    return None
+
+
+def _renamed(item: Item, kind: str) -> Item:
+    return dataclasses.replace(
+        item,
+        example_id=f"{item.example_id}~{kind}",
+        story_id=f"{item.story_id}~{item.example_id}~{kind}",
+    )
 
 
 def corrupt(item: Item, kind: str, rng: random.Random) -> tuple[Item, str] | None:

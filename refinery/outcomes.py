@@ -40,6 +40,11 @@ class Reason(StrEnum):
     # datasets with their own semantics (ProofWriter): the label, not the FOL, is in doubt
     SEMANTICS_MISMATCH = "semantics_mismatch"
     LABEL_ERROR_CANDIDATE = "label_error_candidate"
+    # settled by the provers, but a formula does not say what its sentence says
+    NL_MISMATCH = "nl_mismatch"
+    # an edit of meaning proves the gold label, but the sentence does not settle it (another
+    # edit also fits, or the finding it answers is weak): the edit is a proposal to confirm
+    UNCONFIRMED_REPAIR = "unconfirmed_repair"
 
     @classmethod
     def for_category(cls, category: str) -> Reason:
@@ -81,6 +86,11 @@ class Outcome:
     object per changed formula (`where`, `before`, `after`, `error_class`, `source`, …); `audit`
     is the loop's trail (the check row's summary and every round). `evidence` says why the final
     FOL gets its label: the premises that prove it, or a countermodel (one line each).
+    `findings` are where the final FOL does not say what its sentences say (`refinery.agents
+    .alignment`), worst first; `nl_mismatch_score` is the worst finding's score and
+    `is_nl_mismatch_issue` whether it reaches the queue (cleanlab-style columns).
+    `label_score` says how well the gold label holds up (low: likely wrong) and `is_label_issue`
+    whether a label change is suggested.
     """
 
     id: str
@@ -116,12 +126,27 @@ class Outcome:
     content_hash: str = ""
     notation: str = ""
     evidence: str = ""
+    findings: tuple[str, ...] = ()
+    nl_mismatch_score: float = 0.0
+    is_nl_mismatch_issue: bool = False
+    label_score: float = 1.0
+    is_label_issue: bool = False
     seconds: float = 0.0
     run_id: str = ""
     review_decision: str = ""
     reviewer: str = ""
     reviewed_at: str = ""
     review_note: str = ""
+
+    @property
+    def queued(self) -> bool:
+        """Whether the item goes to the review queue: unresolved, or settled but misread."""
+        return self.status is Status.NEEDS_REVIEW or self.reason is Reason.NL_MISMATCH
+
+    @property
+    def priority(self) -> float:
+        """How urgently a reviewer should look, in [0, 1]: a likely wrong label or a misread FOL."""
+        return round(max(1.0 - self.label_score, self.nl_mismatch_score), 2)
 
     def replace(self, **changes: Any) -> Outcome:
         """A copy with `changes` (fields by name)."""
@@ -173,6 +198,7 @@ class Outcome:
 
 
 _TUPLES = (
+    "findings",
     "premises",
     "original_premises_fol",
     "refined_premises_fol",

@@ -19,7 +19,7 @@ from refinery.agents.endpoint import LLMEndpoint
 from refinery.check import ProverFactory
 from refinery.datasets.records import Item, LoadResult
 from refinery.errors import LLMTransportError
-from refinery.outcomes import Outcome, Status, edit_rows, outcome_counts, summary_table
+from refinery.outcomes import Outcome, edit_rows, outcome_counts, summary_table
 from refinery.parallel import TaskRunnerSpec, check_task_runner, parse_task_runner
 from refinery.prove.verdict import Budget
 from refinery.repair import RepairConfig, check_agents, repair_items
@@ -168,7 +168,7 @@ def write_outputs(
     files = write_refined(out, refined_rows(items, outcomes, settings.run_id), outcomes)
     files["outcomes"] = runs.write_outcomes(out, outcomes)
     files["run"] = runs.write_meta(out, run_meta(settings, items, outcomes))
-    pending = [o for o in outcomes if o.status is Status.NEEDS_REVIEW]
+    pending = [o for o in outcomes if o.queued]
     merge = write_queue(Path(settings.review_path), queue_rows(pending))
     return {
         "outcomes": list(outcomes),

@@ -8,6 +8,11 @@ the item becomes `verified`: it parses, lints clean, the premises are consistent
 agree, and the agreed label equals the gold label. Labels never change: an item whose
 well-formed FOL keeps proving another label goes to review with a suggested label.
 
+A candidate must also read at least as well as the formula it replaces (`refinery.agents
+.alignment`): an edit that makes the provers reproduce the gold label by making a formula say
+something its sentence does not is not a repair. An edit of a meaning-level rule (a negation, a
+quantifier, a connective …) must read strictly better.
+
 A rejected candidate that still makes progress (e.g. it parses now) becomes the base of the next
 round, so a formula with two errors can be repaired in two steps. Every round's diagnoses,
 candidates and verdicts are kept as the item's audit trail.
@@ -27,12 +32,21 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from refinery.agents.critique import findings_for, rule_critique
+from refinery.agents.alignment import BLAME, Alignment
+from refinery.agents.critique import findings_for, label_score, rule_critique
 from refinery.agents.endpoint import LLMEndpoint
-from refinery.agents.models import Diagnosis, Edit, Findings
+from refinery.agents.models import LLM_SOURCE, Diagnosis, Edit, Findings
 from refinery.agents.repairs import apply_candidate, propose_repairs
+from refinery.agents.settle import (
+    AMBIGUOUS,
+    MISREADS,
+    PASSES,
+    of_meaning,
+    read_edits,
+    unsettled,
+)
 from refinery.check import (
     Checker,
     ProverFactory,
@@ -42,6 +56,10 @@ from refinery.check import (
 )
 from refinery.datasets.records import Item
 from refinery.errors import ConfigError
+from refinery.labels import Label
+from refinery.logic.errors import SyntaxProblem
+from refinery.logic.parse import try_parse
+from refinery.logic.syntax import Not
 from refinery.outcomes import Outcome, Reason, Status
 from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
 from refinery.prove.cache import TABLE as VERDICT_TABLE
@@ -133,6 +151,7 @@ def repair_item(
     diagnoses_seen: list[Diagnosis] = []
     best = _State(item, row)
     accepted: _State | None = None
+    unconfirmed = False
     category = row["category"]
     llm_on = "llm" in config.agents and client is not None
     if category != "verified" and category not in _NOT_REPAIRABLE:
@@ -157,6 +176,9 @@ def repair_item(
             diagnoses_seen += [Diagnosis.model_validate(d) for d in record["diagnoses"]]
             if accepted is not None:
                 break
+            if record.get("unconfirmed"):
+                unconfirmed, best = True, progress or best
+                break
             # a model may revise given what the gate rejected; deterministic rules would not
             feedback += _rejections(record, llm_only=True)
             if progress is not None:
@@ -164,6 +186,14 @@ def repair_item(
             elif not (llm_on and llm_asked < config.llm_rounds):
                 break
     final = accepted or best
+    if unconfirmed:
+        rounds[-1]["unconfirmed"] = True
+    # verified is not the end: the final FOL is read against its sentences either way; the
+    # findings shown are those of the FOL the item keeps (the original, unless accepted)
+    reading = findings_for(final.item, final.row, story_fol=story_fol)
+    kept = reading
+    if accepted is None and final.edits:
+        kept = findings_for(item, row, story_fol=story_fol)
     return _outcome(
         item,
         row,
@@ -172,6 +202,8 @@ def repair_item(
         rounds,
         diagnoses_seen,
         time.perf_counter() - started,
+        reading,
+        Alignment(kept.alignment),
     )
 
 
@@ -189,7 +221,7 @@ def _round(
     diagnoses = rule_critique(findings, drift_positions=drift)
     record: dict[str, Any] = {"round": number, "diagnoses": [], "candidates": [], "llm_calls": []}
     candidates: list[tuple[str, tuple[Edit, ...]]] = list(proposals)
-    accepted, progress = _try(candidates[: config.max_candidates], base, checker, record)
+    accepted, progress = _try(candidates[: config.max_candidates], base, checker, record, findings)
     if accepted is None and "llm" in config.agents and client is not None:
         from refinery.agents.llm_agents import llm_critique, llm_refine
 
@@ -206,7 +238,7 @@ def _round(
             if len(edits) > 1:
                 llm_candidates += [(client.name, (e,)) for e in edits]
         llm_accepted, llm_progress = _try(
-            llm_candidates[: config.max_candidates], base, checker, record
+            llm_candidates[: config.max_candidates], base, checker, record, findings
         )
         accepted = llm_accepted
         progress = progress if _better(progress, llm_progress) else llm_progress
@@ -218,7 +250,7 @@ def _rejections(record: dict[str, Any], *, llm_only: bool) -> list[str]:
     """One line per rejected candidate of a round: what it changed and what the re-check said."""
     out = []
     for c in record["candidates"]:
-        if c.get("accepted") or (llm_only and not str(c["source"]).startswith("llm:")):
+        if c.get("accepted") or (llm_only and not str(c["source"]).startswith(LLM_SOURCE)):
             continue
         change = "; ".join(f"{e['where']} → {e['after']}" for e in c["edits"])
         result = c.get("why", "rejected")
@@ -242,11 +274,20 @@ def _try(
     base: _State,
     checker: Checker,
     record: dict[str, Any],
+    findings: Findings,
 ) -> tuple[_State | None, _State | None]:
-    """Re-check candidates in order; return (first accepted, best progress)."""
+    """Re-check candidates in order; return (accepted, best progress).
+
+    A form rule's candidate that passes the gate and settles the item (`refinery.agents.settle.unsettled`) is accepted
+    at once. Among the meaning-level candidates that pass, those whose formulas still misread
+    their sentences only stand in when nothing better passes; of the rest, the first is accepted
+    when it settles the item and no other edit of different meaning passes too. Otherwise the
+    first is returned as progress, and the record says `unconfirmed`.
+    """
     fol = _fol(base.item)
     base_rank = _RANK.get(base.row["category"], 0)
     progress: _State | None = None
+    passed: list[_Passed] = []
     for source, candidate in candidates:
         entry: dict[str, Any] = {
             "source": source,
@@ -258,6 +299,10 @@ def _try(
         except ValueError as err:  # an edit whose `before` no longer matches: stale proposal
             entry.update(accepted=False, why=f"not applicable: {err}")
             continue
+        worse, before, after = read_edits(source, candidate, findings)
+        if worse:
+            entry.update(accepted=False, why=worse)
+            continue
         new_item = _with_fol(base.item, new_fol)
         (row,) = checker.check_story([new_item])
         entry.update(
@@ -268,16 +313,94 @@ def _try(
         )
         state = _State(new_item, row, [*base.edits, *candidate])
         if row["category"] == "verified":
-            entry.update(
-                accepted=True,
-                why="parses, lints clean, consistent, provers agree on the gold label",
-            )
-            return state, progress
+            why = unsettled(source, candidate, before, after)
+            entry.update(accepted=False, why=why or PASSES)
+            if why is None and not of_meaning(source) and not passed:
+                entry.update(accepted=True)
+                return state, progress
+            reads = (why == MISREADS, any(e.guess and _negates_all(e) for e in candidate))
+            passed.append(_Passed(state, entry, why, source, reads))
+            continue
         entry.update(accepted=False, why=f"re-check: {row['category']}")
         rank = _RANK.get(row["category"], 0)
         if rank > base_rank and (progress is None or rank > _RANK.get(progress.row["category"], 0)):
             progress = state
-    return None, progress
+    if not passed:
+        return None, progress
+    # a form rule's first passing candidate decides alone, as the rules run in order; among
+    # meaning-level ones, an edit after which the formula still misreads its sentence, or a
+    # ¬ put around a whole formula because the rule could not tell where it belongs, is no
+    # rival to a better reading
+    best = min(p.rank for p in passed) if of_meaning(passed[0].source) else passed[0].rank
+    tied = [
+        p for p in passed if p.rank == best and of_meaning(p.source) == of_meaning(passed[0].source)
+    ]
+    first = tied[0]
+    for other in passed:
+        if other is not first:
+            other.entry.update(why="also passes")
+    rivals = [
+        p for p in tied[1:] if of_meaning(p.source) and _fol(p.state.item) != _fol(first.state.item)
+    ]
+    if rivals and of_meaning(first.source):
+        # two different meanings both prove the gold label: the sentence must decide
+        for p in (first, *rivals):
+            p.entry.update(why=AMBIGUOUS)
+        record["unconfirmed"] = True
+        return None, first.state
+    if first.unsettled is None:
+        first.entry.update(accepted=True, why=PASSES)
+        return first.state, progress
+    first.entry.update(why=first.unsettled)
+    record["unconfirmed"] = True
+    return None, first.state
+
+
+class _Passed(NamedTuple):
+    """A candidate that passed the gate, and how well it reads (a lower `rank` reads better)."""
+
+    state: _State
+    entry: dict[str, Any]
+    unsettled: str | None
+    source: str
+    rank: tuple[bool, bool]  # (still misreads its sentence, a guessed ¬ around the whole formula)
+
+
+def _negates_all(edit: Edit) -> bool:
+    """Whether `edit` only puts a ¬ around its whole formula."""
+    before, after = try_parse(edit.before), try_parse(edit.after)
+    if isinstance(before, SyntaxProblem) or isinstance(after, SyntaxProblem):
+        return False
+    return after.formula == Not(before.formula)
+
+
+def _refuted(rounds: list[dict[str, Any]], gold: Label | None) -> dict[str, set[str]]:
+    """The formulas the rules rewrote, re-checked, and never brought to the gold label, with the
+    rules that tried."""
+    tried: dict[str, set[str]] = {}
+    reached: set[str] = set()
+    for record in rounds:
+        for c in record["candidates"]:
+            if "label" not in c or str(c["source"]).startswith(LLM_SOURCE):
+                continue  # not re-checked (stale, or read worse), or not the rules'
+            for edit in c["edits"]:
+                if gold is not None and c["label"] == gold.value:
+                    reached.add(edit["where"])
+                else:
+                    tried.setdefault(edit["where"], set()).add(str(c["source"]))
+    return {where: rules for where, rules in tried.items() if where not in reached}
+
+
+def _refuting_labels(rounds: list[dict[str, Any]], gold: Label | None) -> set[str]:
+    """The labels the rules' re-checked candidates proved instead of the gold one."""
+    return {
+        str(c["label"])
+        for record in rounds
+        for c in record["candidates"]
+        if c.get("category") == "label_mismatch"
+        and not str(c["source"]).startswith(LLM_SOURCE)
+        and (gold is None or c["label"] != gold.value)
+    }
 
 
 def _fol(item: Item) -> dict[str, str]:
@@ -299,19 +422,36 @@ def _outcome(
     rounds: list[dict[str, Any]],
     diagnoses: list[Diagnosis],
     seconds: float,
+    reading: Findings,
+    alignment: Alignment,
 ) -> Outcome:
+    """The item's record. `reading` is the final FOL's findings (the label score reads them);
+    `alignment`, those of the FOL the item keeps."""
     category = row["category"]
+    quality = label_score(reading, _refuted(rounds, item.label))
     if category == "verified":
         status, reason = Status.VERIFIED, Reason.NONE
     elif accepted:
         status, reason = Status.REPAIRED, Reason.NONE
+    elif rounds and rounds[-1].get("unconfirmed"):
+        status, reason = Status.NEEDS_REVIEW, Reason.UNCONFIRMED_REPAIR
     else:
         status, reason = Status.NEEDS_REVIEW, Reason.for_category(final.row["category"])
+    if status is not Status.NEEDS_REVIEW and alignment.is_issue:
+        reason = Reason.NL_MISMATCH  # settled by the provers, but it does not read right
     suggested = ""
     label_diag = next((d for d in diagnoses if d.suggested_label is not None), None)
     review = status is Status.NEEDS_REVIEW
-    if review and final.row["category"] == "label_mismatch":
-        suggested = final.row["label"]  # well-formed FOL keeps proving this label
+    label_issue = review and final.row["category"] == "label_mismatch" and quality < BLAME
+    if label_issue and label_score(reading) >= BLAME:
+        # the FOL misreads its sentences, but the rules' readings of it still miss the gold
+        # label: the label they prove is the suggestion (none if they disagree)
+        tried = _refuting_labels(rounds, item.label)
+        suggested = tried.pop() if len(tried) == 1 else ""
+    elif label_issue:
+        suggested = final.row["label"]  # well-read FOL keeps proving this label
+    elif review and final.row["category"] == "label_mismatch":
+        pass  # the FOL is blamed: a formula that decides it misreads its sentence
     elif review and final.row["category"] == "label_error_candidate":
         suggested = final.row.get("label_dataset", "")  # the dataset's own semantics' label
     elif review and label_diag is not None and label_diag.suggested_label is not None:
@@ -324,9 +464,10 @@ def _outcome(
     classes = sorted(
         {d.error_class.value for d in diagnoses} | {e.error_class.value for e in final.edits}
     )
+    # the model's diagnoses stay in the audit trail: only the rules' reach the queue
     critique = "; ".join(
         f"{d.where}: {d.error_class.value} ({d.confidence:.2f}) {d.explanation}"
-        for d in diagnoses[:5]
+        for d in [d for d in diagnoses if not d.source.startswith(LLM_SOURCE)][:5]
     )
     gold = item.label.value if item.label else ""
     return Outcome(
@@ -370,6 +511,11 @@ def _outcome(
         content_hash=item.content_hash,
         notation=row.get("notation", ""),
         evidence=final.row.get("evidence", ""),
+        findings=tuple(f.render() for f in alignment.findings),
+        nl_mismatch_score=round(alignment.score, 2),
+        is_nl_mismatch_issue=alignment.is_issue,
+        label_score=round(quality, 2),
+        is_label_issue=label_issue,
         seconds=round(seconds, 4),
     )
 

@@ -6,9 +6,9 @@ The sample run's queue holds four items. The session decides three of them:
   changes the label True → False: confirmed, with a note;
 - 301 (a premise with a free variable; the proposal already closed premise 1's parenthesis):
   edit premise 3, first with a typo (refused), then fixed: both provers now derive True;
-- 901 (gold True, both provers Uncertain): relabel to Uncertain, confirmed, with a note.
+- 1201 (gold True, both provers Uncertain): relabel to Uncertain, confirmed, with a note.
 
-1101 stays open. `assert_applied_exactly` then runs `review apply` and checks that the new
+1301 stays open. `assert_applied_exactly` then runs `review apply` and checks that the new
 version differs from its parent in exactly those three items and those fields.
 """
 
@@ -22,7 +22,7 @@ from refinery.cli import main
 from refinery.review.queue import read_queue
 from refinery.runs import load_run, run_folders
 
-ID_203, ID_301, ID_901, ID_1101 = (f"folio-sample/all/{n}" for n in (203, 301, 901, 1101))
+ID_203, ID_301, ID_1201, ID_1301 = (f"folio-sample/all/{n}" for n in (203, 301, 1201, 1301))
 FIXED_1 = "∀x (Train(x) ∧ Delayed(x) → MissConnection(passengers))"  # from the proposal
 PREMISE_3 = "MissConnection(passengers, x) → Compensated(passengers)"  # as proposed
 TYPO_3 = PREMISE_3[:-1]  # the last ")" deleted
@@ -31,7 +31,7 @@ FINAL_301 = [FIXED_1, "Train(the815) ∧ Delayed(the815)", FIXED_3, "Compensated
 #: Why the provers say False for 203: the premises that prove the negated conclusion.
 WHY_203 = "proves its negation: premises[0], premises[1], premises[2] (eprover, z3)"
 NOTE_203 = "Mara is a student or a teacher, so she can borrow books: False, as both provers say."
-NOTE_901 = "No bird here flies, so nothing settles kiwi: Uncertain ∀∃¬."
+NOTE_1201 = "No bird here flies, so nothing settles kiwi: Uncertain ∀∃¬."
 
 
 def copy_sample(sample_run: Path, tmp_path: Path) -> tuple[Path, Path]:
@@ -55,16 +55,16 @@ def assert_decided(queue: Path, reviewer: str) -> None:
     edit = rows[ID_301]
     assert (edit["decision"], edit["final_label"]) == ("edit", "")
     assert edit["final_fol"].split("\n") == FINAL_301
-    relabel = rows[ID_901]
+    relabel = rows[ID_1201]
     assert (relabel["decision"], relabel["final_label"], relabel["note"]) == (
         "relabel",
         "Uncertain",
-        NOTE_901,
+        NOTE_1201,
     )
     for decided in (accept, edit, relabel):
         assert decided["reviewer"] == reviewer and decided["decided_at"]
         assert decided["status"] == "decided" and decided["flag"] == ""
-    assert rows[ID_1101]["decision"] == "" and rows[ID_1101]["status"] == "open"
+    assert rows[ID_1301]["decision"] == "" and rows[ID_1301]["status"] == "open"
 
 
 def assert_applied_exactly(run: Path, queue: Path, reviewer: str) -> None:
@@ -85,19 +85,19 @@ def assert_applied_exactly(run: Path, queue: Path, reviewer: str) -> None:
     assert changed == {
         ID_203: {"label", "review_note", *review_columns},
         ID_301: {"premises-FOL", "prover_label", *review_columns},
-        ID_901: {"label", "review_note", *review_columns},
+        ID_1201: {"label", "review_note", *review_columns},
     }
     assert (after[ID_203]["label"], after[ID_203]["original_label"]) == ("False", "True")
     assert after[ID_203]["review_note"] == NOTE_203
     assert after[ID_301]["premises-FOL"].split("\n") == FINAL_301[:-1]
     assert after[ID_301]["prover_label"] == "True"
-    assert (after[ID_901]["label"], after[ID_901]["review_note"]) == ("Uncertain", NOTE_901)
+    assert (after[ID_1201]["label"], after[ID_1201]["review_note"]) == ("Uncertain", NOTE_1201)
     assert {after[i]["status"] for i in changed} == {"reviewed"}
     assert {after[i]["reviewer"] for i in changed} == {reviewer}
-    assert after[ID_1101]["status"] == "needs_review"
+    assert after[ID_1301]["status"] == "needs_review"
     report = (new_dir / "report.md").read_text(encoding="utf-8")
     assert "## Review round (3 decisions)" in report
-    assert f"| {ID_901} | relabel | {reviewer} | True → Uncertain | 0 |" in report
+    assert f"| {ID_1201} | relabel | {reviewer} | True → Uncertain | 0 |" in report
     audit = {
         json.loads(line)["id"]: json.loads(line)
         for line in (new_dir / "audit.jsonl").read_text(encoding="utf-8").splitlines()

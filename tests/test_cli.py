@@ -41,7 +41,7 @@ def test_check_on_the_sample_writes_one_row_per_item(tmp_path: Path) -> None:
         "301": "parse_error", "401": "verified", "402": "lint_error",
         "501": "parse_error", "601": "parse_error", "701": "label_mismatch",
         "801": "lint_error", "901": "label_mismatch", "1001": "label_mismatch",
-        "1101": "label_mismatch",
+        "1101": "label_mismatch", "1201": "label_mismatch", "1301": "label_mismatch",
     }  # fmt: skip
     row = frame.set_index("example_id").loc["203"]
     assert (row["label_z3"], row["label_eprover"], row["label"], row["gold_label"]) == (
@@ -56,10 +56,10 @@ def test_check_on_the_sample_writes_one_row_per_item(tmp_path: Path) -> None:
     )
     for column in ("story_id", "status_z3", "status_eprover", "seconds", "content_hash", "issues"):
         assert column in frame.columns
-    assert "label_mismatch" in proc.stderr and "z3 vs eprover: agree on 13/13" in proc.stderr
+    assert "label_mismatch" in proc.stderr and "z3 vs eprover: agree on 15/15" in proc.stderr
     # the cache lives in the state folder; a re-run answers every question from it
     again = run("check", str(SAMPLE), "--out", str(out), "--workers", "1", cwd=tmp_path)
-    assert "verdicts from cache: 16/16 items" in again.stderr
+    assert "verdicts from cache: 18/18 items" in again.stderr
 
 
 def test_check_reports_bad_rows_and_goes_on(tmp_path: Path) -> None:
@@ -100,7 +100,7 @@ def test_check_with_three_provers(tmp_path: Path, vampire_path: str) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     for pair in ("z3 vs eprover", "z3 vs vampire", "eprover vs vampire"):
-        assert f"{pair}: agree on 13/13" in proc.stderr
+        assert f"{pair}: agree on 15/15" in proc.stderr
     frame = pd.read_parquet(out / "verdicts.parquet").set_index("example_id")
     assert list(frame.loc["203", ["label_z3", "label_eprover", "label_vampire"]]) == ["False"] * 3
     assert frame.loc["203", "evidence"].endswith("(eprover, vampire, z3)")

@@ -27,14 +27,14 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
         state_dir=str(tmp_path / "state"),
     )
     summary = refine_flow(settings)
-    assert summary["counts"] == {"verified": 6, "repaired": 6, "needs_review": 4}
+    assert summary["counts"] == {"verified": 6, "repaired": 8, "needs_review": 4}
 
     refined = pd.read_parquet(tmp_path / "run" / "refined.parquet")
     jsonl = [
         json.loads(line)
         for line in (tmp_path / "run" / "refined.jsonl").read_text(encoding="utf-8").splitlines()
     ]
-    assert list(refined["id"]) == [r["id"] for r in jsonl] and len(jsonl) == 16
+    assert list(refined["id"]) == [r["id"] for r in jsonl] and len(jsonl) == 18
     by_example = refined.set_index("example_id")
     # labels never change; repairs name the rule that made them
     assert (refined["label"] == refined["original_label"]).all()
@@ -46,6 +46,13 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
     assert by_example.loc[501, "original_premises_fol"].splitlines()[0].endswith("PracticeDaily(x)")
     assert by_example.loc[701, "repaired_by"] == "unify_names"
     assert by_example.loc[1001, "repaired_by"] == "both_or_neither_iff"
+    # meaning repairs, proposed from what the sentence says: "no bird … can fly" is ∀¬, and
+    # "loyal and friendly" has two conjuncts
+    assert by_example.loc[901, "repaired_by"] == "switch_quantifier"
+    assert by_example.loc[901, "premises-FOL"].splitlines()[0] == (
+        "∀x (Bird(x) ∧ In(x, aviary) → ¬Fly(x))"
+    )
+    assert by_example.loc[1101, "repaired_by"] == "restore_conjunct"
     assert (
         by_example.loc[203, "status"] == "needs_review"
         and by_example.loc[203, "suggested_label"] == "False"
@@ -53,8 +60,14 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
     assert set(refined["run_id"]) == {settings.run_id}
 
     queue = read_queue(tmp_path / "review.csv")
-    assert {row["id"].rsplit("/", 1)[1] for row in queue} == {"203", "301", "901", "1101"}
+    assert {row["id"].rsplit("/", 1)[1] for row in queue} == {"203", "301", "1201", "1301"}
     assert all(row["decision"] == "" for row in queue)
+    # a wrong label is suggested with its evidence; a formula that misreads its sentence is
+    # blamed, with the finding, and no label is suggested
+    rows = {row["id"].rsplit("/", 1)[1]: row for row in queue}
+    assert (rows["203"]["suggested_label"], rows["203"]["label_score"]) == ("False", "0.00")
+    assert rows["1201"]["suggested_label"] == "" and "centralAviary" in rows["1201"]["findings"]
+    assert [row["id"].rsplit("/", 1)[1] for row in queue][0] == "203"  # worst first
     # the label-error item says why the provers derive False: the premises that prove it
     (row_203,) = [row for row in queue if row["id"].endswith("/203")]
     assert row_203["evidence"] == (
@@ -63,7 +76,7 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
     assert by_example.loc[203, "evidence"] == row_203["evidence"]
 
     report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
-    assert "| verified | 6 |" in report and "| repaired | 6 |" in report
+    assert "| verified | 6 |" in report and "| repaired | 8 |" in report
     # both Great Expectations validations are in the report, with their statistics
     assert "### input: passed" in report and "### output: passed" in report
     assert "## Conflicts and their evidence (4)" in report
@@ -75,7 +88,7 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
         json.loads(line)
         for line in (tmp_path / "run" / "audit.jsonl").read_text(encoding="utf-8").splitlines()
     ]
-    assert len(audit) == 16 and all("trail" in a for a in audit)
+    assert len(audit) == 18 and all("trail" in a for a in audit)
 
 
 def test_refine_flow_with_z3_and_vampire(
@@ -95,13 +108,13 @@ def test_refine_flow_with_z3_and_vampire(
     )
     summary = refine_flow(settings)
     # the same outcomes as with E, decided by Z3 and Vampire
-    assert summary["counts"] == {"verified": 6, "repaired": 6, "needs_review": 4}
+    assert summary["counts"] == {"verified": 6, "repaired": 8, "needs_review": 4}
     refined = pd.read_parquet(tmp_path / "run" / "refined.parquet").set_index("example_id")
     assert refined.loc[203, "evidence"] == (
         "proves its negation: premises[0], premises[1], premises[2] (vampire, z3)"
     )
     # Vampire's finite model builder gives the countermodel when Vampire is among the provers
-    assert refined.loc[1101, "evidence"].endswith("the conclusion fails (vampire)")
+    assert refined.loc[1301, "evidence"].endswith("the conclusion fails (vampire)")
     outcomes = [
         json.loads(line)
         for line in (tmp_path / "run" / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()

@@ -80,10 +80,21 @@ def test_the_gate_rejects_a_candidate_that_proves_another_label(checker: Checker
 
 
 def test_llm_edit_is_accepted_only_through_the_gate(checker: Checker) -> None:
-    item = make_item(1, ["¬∀x (Bird(x) → Fly(x))", "Bird(kiwi)"], "¬Fly(kiwi)", "True")
+    item = make_item(
+        1,
+        ["∀x (Bird(x) → Fly(x))", "Bird(kiwi)"],
+        "¬Fly(kiwi)",
+        "True",
+        premises=["", "Kiwi is a bird."],  # no sentence to read: the rules cannot help
+    )
     wrong = {
         "edits": [
-            {"where": "conclusion", "after": "Fly(kiwi)", "error_class": "scope", "rationale": "x"}
+            {
+                "where": "premises[1]",
+                "after": "¬Bird(kiwi)",
+                "error_class": "scope",
+                "rationale": "x",
+            }
         ]
     }
     right = {
@@ -114,9 +125,31 @@ def test_llm_edit_is_accepted_only_through_the_gate(checker: Checker) -> None:
     assert out.status == "repaired" and out.repaired_by == "llm:scripted"
     assert client.calls == ["critique", "refine", "refine"]  # the critique is asked once
     rounds = out.audit["rounds"]
-    assert rounds[0]["candidates"][-1]["accepted"] is False  # round 1: the wrong edit is rejected
+    # round 1: the wrong edit is rejected: "Kiwi is a bird" has no negation
+    assert rounds[0]["candidates"][-1]["accepted"] is False
+    assert rounds[0]["candidates"][-1]["why"].startswith("reads worse: premises[1]")
     assert rounds[-1]["candidates"][-1]["accepted"] is True
     assert out.refined_premises_fol[0] == "∀x (Bird(x) → ¬Fly(x))"
+
+
+def test_an_llm_edit_of_the_conclusion_that_proves_the_label_stays_a_proposal(
+    checker: Checker,
+) -> None:
+    # rewriting the conclusion until the gold label holds would hide a wrong label
+    item = make_item(1, ["∀x (Bird(x) → Fly(x))", "Bird(kiwi)"], "¬Fly(kiwi)", "True")
+    flip = {
+        "edits": [
+            {"where": "conclusion", "after": "Fly(kiwi)", "error_class": "scope", "rationale": "x"}
+        ]
+    }
+    client = ScriptedLLM({"critique": ['{"diagnoses": []}'], "refine": [json.dumps(flip)]})
+    out = _run(checker, item, RepairConfig(agents=("rules", "llm")), client)
+    assert (out.status, out.reason) == ("needs_review", "unconfirmed_repair")
+    assert out.refined_conclusion_fol == "¬Fly(kiwi)" and out.edits == ()
+    assert out.proposed_conclusion_fol == "Fly(kiwi)"
+    (candidate,) = out.audit["rounds"][0]["candidates"]
+    assert candidate["category"] == "verified" and not candidate["accepted"]
+    assert candidate["why"] == "changes what the conclusion says: a proposal for review"
 
 
 @pytest.mark.parametrize(
@@ -244,12 +277,13 @@ def test_the_loop_with_the_real_embedded_model(checker: Checker, tmp_path: objec
     from refinery.agents.embedded import serve_embedded
     from refinery.agents.llm import OpenAICompatibleClient
 
+    # the rules blame the label (every formula reads its sentence): the LLM is asked too
     item = make_item(
         1,
-        ["¬∀x (Bird(x) → Fly(x))", "Bird(kiwi)"],
+        ["∀x (Bird(x) → Fly(x))", "Bird(kiwi)"],
         "¬Fly(kiwi)",
         "True",
-        premises=["No bird can fly.", "Kiwi is a bird."],
+        premises=["All birds can fly.", "Kiwi is a bird."],
     )
     with serve_embedded() as served:
         client = OpenAICompatibleClient(

@@ -3,9 +3,9 @@
 The reviewed copy changes three labels, as a reviewer would:
 203 True → False, 901 True → Uncertain, 1101 True → False. Its gold labels are then
 
-    original: True ×13 (101 201 203 301 401 402 501 601 701 801 901 1001 1101),
+    original: True ×15 (101 201 203 301 401 402 501 601 701 801 901 1001 1101 1201 1301),
               False ×1 (103), Uncertain ×2 (102 202)
-    refined:  True ×10 (101 201 301 401 402 501 601 701 801 1001),
+    refined:  True ×12 (101 201 301 401 402 501 601 701 801 1001 1201 1301),
               False ×3 (103 203 1101), Uncertain ×3 (102 202 901)
 
 and the hand-written predictions (`PREDICTED`) are right or wrong as worked out in each test.
@@ -45,6 +45,8 @@ PREDICTED = {
     "901": "Uncertain",
     "1001": "True",
     "1101": "True",
+    "1201": "Uncertain",
+    "1301": "True",
 }
 
 
@@ -68,7 +70,7 @@ def write_csv(path: Path) -> Path:
     lines = ["id,label"] + [f"{PREFIX}{n},{label}" for n, label in PREDICTED.items()]
     lines += [
         f"{PREFIX}9999,True",  # not in the split: reported, not scored
-        ",False",  # line 18: no id, counted as unusable
+        ",False",  # line 20: no id, counted as unusable
         f"{PREFIX}101,False",  # a second answer for 101: the first one counts
     ]
     path.write_bytes(("\ufeff" + "\r\n".join(lines) + "\r\n").encode("utf-8"))
@@ -85,27 +87,27 @@ def write_jsonl(path: Path) -> Path:
 
 def assert_hand_counts(scores: Scores) -> None:
     """The numbers for `PREDICTED` on the reviewed sample, counted by hand."""
-    assert scores.items == 16
-    # original True (13): right 101 201 501 601 801 1001 1101 = 7; wrong 203 (F) 402 (F)
-    # 701 (U) 901 (U); missing 301; unparseable 401 → 7/13
-    assert scores.original["True"] == Tally(items=13, correct=7, unparseable=1, missing=1)
+    assert scores.items == 18
+    # original True (15): right 101 201 501 601 801 1001 1101 1301 = 8; wrong 203 (F) 402 (F)
+    # 701 (U) 901 (U) 1201 (U); missing 301; unparseable 401 → 8/15
+    assert scores.original["True"] == Tally(items=15, correct=8, unparseable=1, missing=1)
     assert scores.original["False"] == Tally(items=1, correct=1)  # 103
     assert scores.original["Uncertain"] == Tally(items=2, correct=2)  # 102, 202 ("unknown")
-    # all: 7 + 1 + 2 = 10 of 16 = 62.5%
-    assert scores.original["all"] == Tally(items=16, correct=10, unparseable=1, missing=1)
-    assert scores.original["all"].accuracy == 0.625
-    # refined True (10): right 101 201 501 601 801 1001 = 6; wrong 402 701; missing 301;
-    # unparseable 401 → 6/10
-    assert scores.refined["True"] == Tally(items=10, correct=6, unparseable=1, missing=1)
+    # all: 8 + 1 + 2 = 11 of 18
+    assert scores.original["all"] == Tally(items=18, correct=11, unparseable=1, missing=1)
+    assert scores.original["all"].accuracy == 11 / 18
+    # refined True (12): right 101 201 501 601 801 1001 1301 = 7; wrong 402 701 1201;
+    # missing 301; unparseable 401 → 7/12
+    assert scores.refined["True"] == Tally(items=12, correct=7, unparseable=1, missing=1)
     # refined False (3): right 103 203; wrong 1101 (predicted True) → 2/3
     assert scores.refined["False"] == Tally(items=3, correct=2)
     # refined Uncertain (3): 102 202 901 all right → 3/3
     assert scores.refined["Uncertain"] == Tally(items=3, correct=3)
-    # all: 6 + 2 + 3 = 11 of 16 = 68.75%
-    assert scores.refined["all"] == Tally(items=16, correct=11, unparseable=1, missing=1)
-    assert scores.refined["all"].accuracy == 0.6875
+    # all: 7 + 2 + 3 = 12 of 18
+    assert scores.refined["all"] == Tally(items=18, correct=12, unparseable=1, missing=1)
+    assert scores.refined["all"].accuracy == 12 / 18
     # changed items 203 901 1101: original labels T T T, predicted F U T → 1/3;
-    # refined labels F U F → 2/3. The +1 overall (11 − 10) is exactly 2 − 1 here.
+    # refined labels F U F → 2/3. The +1 overall (12 − 11) is exactly 2 − 1 here.
     assert scores.changed == 3
     assert scores.changed_original == Tally(items=3, correct=1)
     assert scores.changed_refined == Tally(items=3, correct=2)
@@ -115,7 +117,7 @@ def assert_hand_counts(scores: Scores) -> None:
 def test_csv_with_bom_scores_as_counted_by_hand(reviewed: Path, tmp_path: Path) -> None:
     predictions = read_predictions(write_csv(tmp_path / "preds.csv"))
     assert predictions.key == "id"  # the BOM did not glue itself to the first column name
-    assert predictions.bad_rows == ("line 18: no id",)  # header + 15 + unknown = 17 lines before
+    assert predictions.bad_rows == ("line 20: no id",)  # header + 17 + unknown = 19 lines before
     scores = rescore(predictions, load_run(reviewed).refined_rows())
     assert_hand_counts(scores)
     assert scores.unparseable_ids == (f"{PREFIX}401",)
@@ -238,17 +240,17 @@ def test_a_missing_or_binary_file_is_a_data_error(tmp_path: Path) -> None:
 TABLE = """\
                 original labels          refined labels
 gold label      items  correct      acc  items  correct      acc
-True               13        7    53.8%     10        6    60.0%
+True               15        8    53.3%     12        7    58.3%
 False               1        1   100.0%      3        2    66.7%
 Uncertain           2        2   100.0%      3        3   100.0%
-all                16       10    62.5%     16       11    68.8%
+all                18       11    61.1%     18       12    66.7%
 labels changed      3        1    33.3%      3        2    66.7%
 
 unparseable predictions      1  counted wrong: folio-sample/all/401
 missing predictions          1  counted wrong: folio-sample/all/301
 unknown ids                  1  not scored: folio-sample/all/9999
 duplicate predictions        1  first one counted: folio-sample/all/101
-unusable rows                1  not scored: line 18: no id"""
+unusable rows                1  not scored: line 20: no id"""
 
 
 def test_cli_prints_the_table_and_writes_json(
@@ -259,10 +261,10 @@ def test_cli_prints_the_table_and_writes_json(
     code = main(["rescore", str(preds), "--against", str(reviewed), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
-    # 7/13 = 53.8%, 2/3 = 66.7%, 11/16 = 68.75% → 68.8% (round half to even on an exact binary)
+    # 8/15 = 53.3%, 7/12 = 58.3%, 2/3 = 66.7%, 11/18 = 61.1%
     assert TABLE in printed
     assert printed.startswith(
-        f"{preds}: 17 predictions against run 20260101-000000: 16 items, "
+        f"{preds}: 19 predictions against run 20260101-000000: 18 items, "
         "3 labels changed by review\n"
     )
     assert printed.rstrip().endswith(f"wrote {out}")
@@ -270,13 +272,13 @@ def test_cli_prints_the_table_and_writes_json(
     assert (report["run_id"], report["key"], report["items"], report["changed"]) == (
         "20260101-000000",
         "id",
-        16,
+        18,
         3,
     )
     assert report["original"]["all"] == {
-        "items": 16,
-        "correct": 10,
-        "accuracy": 0.625,
+        "items": 18,
+        "correct": 11,
+        "accuracy": 11 / 18,
         "unparseable": 1,
         "missing": 1,
     }
@@ -284,7 +286,7 @@ def test_cli_prints_the_table_and_writes_json(
     assert report["changed_refined"]["accuracy"] == pytest.approx(2 / 3)
     assert (report["unparseable"], report["missing"], report["unknown"]) == (1, 1, 1)
     assert report["unknown_ids"] == [f"{PREFIX}9999"]
-    assert report["bad_rows"] == ["line 18: no id"]
+    assert report["bad_rows"] == ["line 20: no id"]
 
 
 def test_cli_errors_are_reported_not_raised(

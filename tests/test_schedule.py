@@ -77,7 +77,7 @@ def test_a_rerun_on_unchanged_data_reports_no_changes(two_runs: dict[str, Any]) 
     assert first.result()["changes"]["first_run"]
     changes = again.result()["changes"]
     assert changes["no_changes"] and changes["previous_run_id"] == "20260101-030000"
-    assert changes["cache"]["hits"] == changes["cache"]["items"] == 16
+    assert changes["cache"]["hits"] == changes["cache"]["items"] == 18
     md = (two_runs["split"] / "20260102-030000" / "changes.md").read_text(encoding="utf-8")
     assert "No changes since run 20260101-030000." in md
     saved = json.loads((two_runs["split"] / "20260102-030000" / "changes.json").read_text())
@@ -103,7 +103,7 @@ def test_a_new_conflict_fails_the_run_with_an_artifact(
     changes = summary["changes"]
     assert changes["added"] == changes["new_conflicts"] == ["folio-sample/all/104"]
     # verdicts are cached by problem, and 104 asks 101's questions: only its outcome is fresh
-    assert changes["cache"]["hits"] == changes["cache"]["items"] == 17
+    assert changes["cache"]["hits"] == changes["cache"]["items"] == 19
     assert summary["counts"]["needs_review"] == 5
     artifact = Artifact.get("refine-new-conflicts")
     assert artifact is not None and artifact.flow_run_id == state.state_details.flow_run_id

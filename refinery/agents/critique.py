@@ -1,23 +1,32 @@
 """The critique agent's rules backend: checker findings → `Diagnosis` records.
 
 Every syntax error and lint issue maps onto the fixed taxonomy with a confidence. When the FOL is
-clean but the provers agree on a label other than the gold one, the critique looks for evidence
-in the FOL (a name spelled two ways, ⊕ where the sentence says "both or neither"); without such
-evidence it suspects the label itself and suggests the provers' label — a suggestion for review,
-never an automatic change.
+clean but the provers agree on a label other than the gold one, the critique decides which of
+the two is wrong by reading the sentences (`refinery.agents.alignment`) of the formulas that
+decide the label (`deciding`: the premises the proof used, or for an open conclusion the premises
+it shares symbols with, and the conclusion itself). When one of them does not say what its
+sentence says (a finding scored at least `BLAME`), the FOL is blamed: the finding is the
+diagnosis, and no label is suggested. Only when they all read right is the label suspected, and
+the provers' label suggested — a suggestion for review, never an automatic change — with a
+label-quality score (`label_score`: low when the label is likely wrong, as in cleanlab).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from refinery.agents.alignment import BLAME, NAME_DRIFT, Finding, align
 from refinery.agents.models import Diagnosis, ErrorClass, Findings
-from refinery.agents.repairs.evidence import BOTH_OR_NEITHER
+from refinery.agents.repairs import names as case_names
+from refinery.agents.repairs import near_names
 from refinery.check import lint_item, parse_item
 from refinery.datasets.records import Item
 from refinery.labels import Label
+from refinery.logic.analysis import occurrences
+from refinery.logic.errors import SyntaxProblem
+from refinery.logic.parse import try_parse
 
 _SYNTAX_CLASS = {
     "unbalanced_parentheses": (ErrorClass.UNBALANCED_PARENTHESES, 0.95),
@@ -60,6 +69,7 @@ def findings_for(
         if q.get("model")
     }
     agreed = row.get("label") or None
+    evidence = json.loads(row.get("evidence_detail") or "{}")
     return Findings(
         item_id=item.id,
         story_id=item.story_id,
@@ -73,6 +83,8 @@ def findings_for(
         models=models,
         story_fol=tuple(story_fol),
         feedback=tuple(feedback),
+        alignment=align(fol, nl, story_fol).findings,
+        evidence=evidence,
     )
 
 
@@ -115,27 +127,22 @@ def rule_critique(findings: Findings, *, drift_positions: Sequence[str] = ()) ->
                     0.7,
                 )
             )
-        for where, text in findings.fol.items():
-            sentence = findings.nl.get(where, "")
-            if "⊕" in text and BOTH_OR_NEITHER.search(sentence):
-                out.append(
-                    _diag(
-                        where,
-                        ErrorClass.WRONG_CONNECTIVE,
-                        "⊕ encodes 'exactly one', but the sentence says 'both or neither'",
-                        0.6,
-                    )
-                )
+        blamed = [f for f in _deciding_findings(findings) if f.score >= BLAME]
+        out += [
+            _diag(f.where, _CLASS_OF_KIND.get(f.kind, ErrorClass.NL_MISMATCH), f.message, f.score)
+            for f in blamed
+        ]
         if not out:
             out.append(
                 Diagnosis(
                     where="label",
                     error_class=ErrorClass.LABEL_ERROR,
                     explanation=(
-                        f"the FOL is well-formed and both provers derive {findings.agreed.value}, "
-                        f"not the gold {findings.gold.value if findings.gold else 'label'}"
+                        f"the FOL is well-formed, its deciding formulas say what their sentences "
+                        f"say, and both provers derive {findings.agreed.value}, not the gold "
+                        f"{findings.gold.value if findings.gold else 'label'}"
                     ),
-                    confidence=0.5,
+                    confidence=round(1.0 - label_score(findings), 2),
                     suggested_label=findings.agreed if findings.agreed in _GOLD else None,
                 )
             )
@@ -144,6 +151,95 @@ def rule_critique(findings: Findings, *, drift_positions: Sequence[str] = ()) ->
 
 
 _GOLD = (Label.TRUE, Label.FALSE, Label.UNCERTAIN)
+_CLASS_OF_KIND = {
+    "negation_missing": ErrorClass.WRONG_NEGATION,
+    "negation_extra": ErrorClass.WRONG_NEGATION,
+    "quantifier": ErrorClass.WRONG_QUANTIFIER,
+    "and_as_or": ErrorClass.WRONG_CONNECTIVE,
+    "or_as_and": ErrorClass.WRONG_CONNECTIVE,
+    "exclusive_or": ErrorClass.WRONG_CONNECTIVE,
+    "implication_missing": ErrorClass.WRONG_CONNECTIVE,
+    "implication_reversed": ErrorClass.WRONG_CONNECTIVE,
+    "argument_order": ErrorClass.ARGUMENT_ORDER,
+    NAME_DRIFT: ErrorClass.NAMING_DRIFT,
+}
+
+
+def deciding(findings: Findings) -> list[str]:
+    """The positions of the formulas that decide the provers' label, conclusion included.
+
+    A proved label (True, False): the premises the provers' proofs used (every prover's core).
+    Inconsistent premises: the premises in the contradiction's cores. An open conclusion
+    (Uncertain) or no agreed label: the premises that share a predicate or a constant with the
+    conclusion, directly or through other such premises.
+    """
+    question = {Label.TRUE: "pos", Label.FALSE: "neg", Label.INCONSISTENT: "axioms"}.get(
+        findings.agreed or Label.UNKNOWN
+    )
+    cores = findings.evidence.get("cores", {}) if question else {}
+    used = {ref for per_prover in cores.values() for ref in per_prover.get(question, [])}
+    if used:
+        return sorted(used) + ([] if question == "axioms" else ["conclusion"])
+    return _connected(findings)
+
+
+def _connected(findings: Findings) -> list[str]:
+    symbols: dict[str, set[str]] = {}
+    for where, text in findings.fol.items():
+        parsed = try_parse(text)
+        if not isinstance(parsed, SyntaxProblem):
+            symbols[where] = {f"{o.kind}:{o.name}" for o in occurrences(parsed.formula)}
+    reached = set(symbols.get("conclusion", set()))
+    chosen = {"conclusion"}
+    grew = True
+    while grew:
+        grew = False
+        for where, names in symbols.items():
+            if where not in chosen and names & reached:
+                chosen.add(where)
+                reached |= names
+                grew = True
+    return sorted(chosen)
+
+
+#: The rules whose rewrite tests a name drift: renaming one spelling, in every formula using it.
+_RENAMES = frozenset({case_names.TAG.name, near_names.TAG.name})
+
+
+def _deciding_findings(
+    findings: Findings, refuted: Mapping[str, Collection[str]] | None = None
+) -> list[Finding]:
+    refuted = refuted or {}
+    wanted = set(deciding(findings)) - set(refuted)
+    # a name drift is one finding on every formula that spells the name: a rename of one
+    # spelling (in the formulas that use it) tests them all
+    renamed = {
+        f.symbols
+        for f in findings.alignment
+        if f.kind == NAME_DRIFT and not _RENAMES.isdisjoint(refuted.get(f.where, ()))
+    }
+    return [
+        f
+        for f in findings.alignment
+        if f.where in wanted and not (f.kind == NAME_DRIFT and f.symbols in renamed)
+    ]
+
+
+def label_score(findings: Findings, refuted: Mapping[str, Collection[str]] | None = None) -> float:
+    """How well the gold label holds up, in [0, 1]; low means it is likely wrong (cleanlab).
+
+    1 when the provers agree with it (or decide nothing); otherwise the worst alignment score
+    among the formulas that decide the provers' label: a well-read FOL that proves another label
+    leaves little doubt about the label, a misread one leaves the label standing. Formulas in
+    `refuted` (position → the rules that tried) do not count: the refiner rewrote them as their
+    findings ask, and the provers still did not derive the gold label, so their misreading does
+    not explain the conflict.
+    """
+    if findings.agreed is None or findings.agreed == findings.gold or findings.gold is None:
+        return 1.0
+    if findings.agreed not in _GOLD:
+        return 1.0  # Inconsistent: the premises, not the label, are in doubt
+    return max((f.score for f in _deciding_findings(findings, refuted)), default=0.0)
 
 
 def _diag(where: str, error_class: ErrorClass, explanation: str, confidence: float) -> Diagnosis:

@@ -28,6 +28,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from refinery.agents.models import LLM_SOURCE
 from refinery.config import state_dir
 from refinery.errors import LLMTransportError, RefineryError
 from refinery.store import JsonStore
@@ -210,7 +211,7 @@ class OpenAICompatibleClient:
     ) -> None:
         self.base_url = base_url
         self.model = model
-        self.name = f"llm:{model}"
+        self.name = f"{LLM_SOURCE}{model}"
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff

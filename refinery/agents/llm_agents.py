@@ -139,9 +139,13 @@ def render_item(findings: Findings) -> str:
 
 
 def render_findings(findings: Findings) -> str:
-    """Syntax errors (with a caret), lint issues, and what the provers concluded."""
+    """Syntax errors (with a caret), lint issues, where a formula misreads its sentence, and
+    what the provers concluded."""
     lines = [problem.render() for problem in findings.problems]
     lines += [issue.render() for issue in findings.issues]
+    if findings.alignment:  # what the rules found but could not settle: the model is asked next
+        lines.append("Where a formula does not say what its sentence says:")
+        lines += [f"- {_clip(f.render())}" for f in findings.alignment]
     if findings.labels:
         verdicts = ", ".join(f"{prover}={label}" for prover, label in findings.labels.items())
         agreed = findings.agreed.value if findings.agreed is not None else "none"

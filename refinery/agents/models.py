@@ -9,11 +9,14 @@ into these same pydantic models, so a malformed reply is a recorded failure, nev
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from refinery.agents.alignment import Finding as Mismatch
 from refinery.labels import Label
 from refinery.logic.diagnostics import Issue
 from refinery.logic.errors import SyntaxProblem
@@ -29,6 +32,9 @@ class ErrorClass(StrEnum):
     FREE_VARIABLE = "free_variable"
     SCOPE = "scope"  # quantifier scope or operator precedence
     WRONG_CONNECTIVE = "wrong_connective"  # e.g. ⊕ where the NL says "both or neither"
+    WRONG_NEGATION = "wrong_negation"  # a ¬ the sentence has and the formula lacks, or the reverse
+    WRONG_QUANTIFIER = "wrong_quantifier"  # ∀ for "some", ∃ for "all" or a general fact
+    ARGUMENT_ORDER = "argument_order"  # R(b, a) where the sentence says a R b
     NL_MISMATCH = "nl_mismatch"  # NL content missing from or added to the FOL
     LABEL_ERROR = "label_error"  # the gold label itself looks wrong
 
@@ -51,6 +57,10 @@ class Diagnosis(BaseModel):
     source: str = "rules"  # "rules" or "llm:<model>"
 
 
+#: How the LLM's diagnoses and edits name their source: ``llm:<model>``.
+LLM_SOURCE = "llm:"
+
+
 class Edit(BaseModel):
     """Replace the formula at `where` (whose current text is `before`) by `after`."""
 
@@ -62,6 +72,8 @@ class Edit(BaseModel):
     error_class: ErrorClass
     source: str  # the rule's name, or "llm:<model>"
     rationale: str = ""
+    # one of several places the rule could not tell apart: never applied without a person
+    guess: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +100,11 @@ class Findings:
     story_fol: tuple[str, ...] = ()
     #: earlier proposals the gate rejected, and why — so a model can revise instead of repeating
     feedback: tuple[str, ...] = ()
+    #: where a formula does not say what its sentence says (`refinery.agents.alignment`)
+    alignment: tuple[Mismatch, ...] = ()
+    #: why the provers give their label: cores per prover and question, countermodels
+    #: (`refinery.prove.evidence.evidence_detail`)
+    evidence: Mapping[str, Any] = field(default_factory=dict)
 
     def premise_positions(self) -> list[Where]:
         return [w for w in self.fol if w.startswith("premises[")]

@@ -34,7 +34,7 @@ from filelock import FileLock, Timeout
 
 from refinery.errors import RefineryError
 from refinery.labels import Label
-from refinery.outcomes import Outcome, Status
+from refinery.outcomes import Outcome
 from refinery.outputs import atomic_write
 
 #: Content columns: written by the pipeline, refreshed on re-runs while undecided.
@@ -54,6 +54,9 @@ CONTENT_COLUMNS: tuple[str, ...] = (
     "suggested_label",
     "critique",
     "evidence",
+    "findings",
+    "nl_mismatch_score",
+    "label_score",
     "rounds",
     "content_hash",
 )
@@ -201,7 +204,7 @@ def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     Returns
     -------
     list of dict
-        One row per item needing review, sorted by id (numbers in ids compare as numbers).
+        One row per item in the queue (`Outcome.queued`), worst first (`priority`), then by id.
         ``nl_premises`` holds one sentence per line. ``original_fol`` and ``proposed_fol``
         hold every formula of the item, one per line: the premises in order, then the
         conclusion on the last line (``proposed_fol`` is empty when nothing was proposed, and
@@ -211,7 +214,7 @@ def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     """
     rows = []
     for o in outcomes:
-        if o.status is not Status.NEEDS_REVIEW:
+        if not o.queued:
             continue
         original = [*o.original_premises_fol, o.original_conclusion_fol]
         proposed = ""
@@ -244,12 +247,43 @@ def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
             suggested_label=_text(o.suggested_label),
             critique=_text(o.critique),
             evidence=_text(o.evidence),
+            findings=_lines(o.findings),
+            nl_mismatch_score=f"{o.nl_mismatch_score:.2f}",
+            label_score=f"{o.label_score:.2f}",
             rounds=_text(o.rounds),
             content_hash=_text(o.content_hash),
             status=OPEN,
         )
         rows.append(row)
-    return sorted(rows, key=lambda r: _id_key(r["id"]))
+    return sorted(rows, key=_rank)
+
+
+def _rank(row: Mapping[str, str]) -> tuple[float, tuple[tuple[int, str], ...]]:
+    """Worst first (cleanlab's order): a likely wrong label or a misread FOL; then by id."""
+    return (-priority(row), _id_key(row["id"]))
+
+
+_SCORE_COLUMNS = ("nl_mismatch_score", "label_score")
+
+
+def priority(row: Mapping[str, str]) -> float:
+    """A queue row's urgency: 1 − its label score, or its NL-mismatch score, whichever is more.
+
+    >>> priority({"label_score": "0.10", "nl_mismatch_score": "0.40"})
+    0.9
+    >>> priority({"label_score": "", "nl_mismatch_score": ""})  # an older queue: no scores
+    0.0
+    """
+    label = _score(row.get("label_score", ""), 1.0)
+    mismatch = _score(row.get("nl_mismatch_score", ""), 0.0)
+    return round(max(1.0 - label, mismatch), 2)
+
+
+def _score(text: str, default: float) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return default
 
 
 def _id_key(item_id: str) -> tuple[tuple[int, str], ...]:
@@ -316,7 +350,7 @@ def _merge(
             counts["retained"] += 1
         else:
             counts["dropped"] += 1
-    merged.sort(key=lambda r: _id_key(r["id"]))
+    merged.sort(key=_rank)
     report = MergeReport(
         added=counts["added"],
         kept_decisions=counts["kept"],
@@ -372,6 +406,9 @@ def write_queue(
     - ``critique``: the agents' explanation;
     - ``evidence``: why the provers give their label: the premises that prove it, or a
       countermodel in which every premise holds and the conclusion fails (one line each);
+    - ``findings``: where a formula does not say what its sentence says, worst first;
+    - ``nl_mismatch_score``, ``label_score``: the worst finding's score, and how well the gold
+      label holds up (low: likely wrong); rows are ranked by them, worst first;
     - ``rounds``: how many critique/repair rounds ran;
     - ``content_hash``: the item's content hash; a decision is tied to it;
     - ``status``: ``open`` or ``decided`` (``decision`` is one of `DECISIONS`); recomputed;
@@ -430,7 +467,8 @@ def read_queue(path: str | os.PathLike[str]) -> list[dict[str, str]]:
     re-saved by pandas or a spreadsheet: columns may come in any order, missing ones read as
     empty, unknown ones (e.g. a pandas index) are ignored, blank rows are skipped. Labels are
     re-spelled canonically (``TRUE`` → ``True``), and a decision is lower-cased when that makes
-    it one of `DECISIONS` (spreadsheets capitalise first letters).
+    it one of `DECISIONS` (spreadsheets capitalise first letters); scores are written with two
+    decimals again.
 
     Parameters
     ----------
@@ -491,6 +529,9 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
             row[column] = _LABELS.get(row[column].strip().lower(), row[column])
         if row["decision"].strip().lower() in DECISIONS:
             row["decision"] = row["decision"].strip().lower()
+        for column in _SCORE_COLUMNS:  # pandas re-saves 0.50 as 0.5
+            if (value := _score(row[column], -1.0)) >= 0:
+                row[column] = f"{value:.2f}"
         rows.append(QueueLine(number, line, row))
     return rows
 

@@ -8,6 +8,7 @@ must always come back as validated proposals or a recorded error.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
@@ -388,6 +389,18 @@ def test_prompts_load_and_fill_every_placeholder() -> None:
     assert [m["role"] for m in messages] == ["system", "user"]
     assert "$" not in messages[0]["content"] + messages[1]["content"]
     assert all(cls.value in messages[0]["content"] for cls in ErrorClass)
+
+
+def test_the_model_is_shown_where_a_formula_misreads_its_sentence() -> None:
+    from refinery.agents.alignment import align
+
+    fol = {"premises[0]": "∀x (Retriever(x) → Loyal(x))", "conclusion": "Friendly(max)"}
+    nl = {"premises[0]": "All retrievers are loyal and friendly.", "conclusion": "Max is friendly."}
+    findings = dataclasses.replace(_findings(), alignment=align(fol, nl).findings)
+    text = render_findings(findings)
+    assert "Where a formula does not say what its sentence says:" in text
+    assert "- premises[0]: word_unsymbolised (0.60) the sentence says 'friendly'" in text
+    assert "Where a formula" not in render_findings(_findings())  # nothing found, nothing said
 
 
 def test_critique_prompt_shows_nl_fol_findings_and_label() -> None:

@@ -51,7 +51,7 @@ def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _reviewed_copy(sample_run: Path, dest: Path) -> Path:
     """The sample run after a review round, as `refinery review apply` would write it: one label
-    changed (203), one premise line fixed (901), one premise line added (1101)."""
+    changed (203), one premise line fixed (1201), one premise line added (1301)."""
     shutil.copytree(sample_run, dest)
     path = dest / "refined.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -59,13 +59,13 @@ def _reviewed_copy(sample_run: Path, dest: Path) -> Path:
         review: dict[str, Any] = {}
         if row["example_id"] == 203:
             review = {"label": "False", "reviewer": "ana", "review_note": "premises prove False"}
-        elif row["example_id"] == 901:
+        elif row["example_id"] == 1201:
             lines = row["premises-FOL"].split("\n")
-            lines[0] = "∀x (Bird(x) ∧ In(x, aviary) → ¬Fly(x))"
+            lines[1] = "Bird(kiwi) ∧ In(kiwi, centralAviary)"
             review = {"premises-FOL": "\n".join(lines), "reviewer": "ben"}
-        elif row["example_id"] == 1101:
+        elif row["example_id"] == 1301:
             review = {
-                "premises-FOL": row["premises-FOL"] + "\n∀x (Retriever(x) → Friendly(x))",
+                "premises-FOL": row["premises-FOL"] + "\nRetriever(max)",
                 "reviewer": "ana",
             }
         if review:
@@ -131,7 +131,7 @@ def test_the_refined_config_is_the_default_and_holds_every_row(
     assert list(loaded) == ["train"]  # the run's "all" split: `datasets` reserves that name
     rows = load_run(sample_run).refined_rows()
     got = loaded["train"].to_list()
-    assert [r["id"] for r in got] == [r["id"] for r in rows] and len(got) == 16
+    assert [r["id"] for r in got] == [r["id"] for r in rows] and len(got) == 18
     assert got == rows  # every column: refined FOL, labels, status, provenance, same types
     assert loaded["train"].features["premises-FOL"].dtype == "string"
     assert loaded["train"].features["example_id"].dtype == "int64"
@@ -150,14 +150,14 @@ def test_the_changes_config_lists_every_changed_field(
     fields = {(c["id"].rsplit("/", 1)[1], c["field"]) for c in expected if c["reviewer"]}
     assert fields == {
         ("203", "label"),
-        ("901", "premises-FOL[0]"),
-        ("1101", "premises-FOL[2]"),
-    }  # plus the six rule repairs of the refine run
-    added = next(c for c in expected if c["id"].endswith("/1101"))
-    assert added["before"] is None and added["after"] == "∀x (Retriever(x) → Friendly(x))"
-    assert len(expected) == 9
+        ("1201", "premises-FOL[1]"),
+        ("1301", "premises-FOL[2]"),
+    }  # plus the eight rule repairs of the refine run
+    added = next(c for c in expected if c["id"].endswith("/1301"))
+    assert added["before"] is None and added["after"] == "Retriever(max)"
+    assert len(expected) == 11
     diff = (built.folder / "report/train/diff.md").read_text(encoding="utf-8")
-    assert "9 fields changed in 9 of 16 items" in diff and "+ False" in diff
+    assert "11 fields changed in 11 of 18 items" in diff and "+ False" in diff
 
 
 def test_change_rows_read_list_premises_and_unequal_line_counts() -> None:
@@ -199,7 +199,7 @@ def test_the_card_names_configs_license_and_says_first_release(
     ]
     card = (published.folder / "README.md").read_text(encoding="utf-8")
     assert f'load_dataset("{REPO_ID}", "changes")' in card
-    assert "| train | `20260101-000000` | 16 | 6 | 6 | 0 | 4 |" in card
+    assert "| train | `20260101-000000` | 18 | 6 | 8 | 0 | 4 |" in card
     assert "first release: split `train`" in card and "No label was changed." in card
     assert "names no publication to cite" in card and "/work" not in card  # no local paths
 
@@ -246,7 +246,7 @@ def test_push_plan_is_every_release_file_and_a_message(published: publish.Public
     assert plan.message == "v1: folio-sample (train), first release"
     assert plan.description == (
         "Runs:\n- split `train`: run `20260101-000000`\n\nChanges:\n"
-        "- first release: split `train` from run `20260101-000000` (16 items)"
+        "- first release: split `train` from run `20260101-000000` (18 items)"
     )
     assert json.loads((folder / "publish.json").read_text())["files"] == RELEASE_FILES
 
@@ -290,7 +290,7 @@ def test_changelog_lists_exactly_what_a_review_changed(sample_run: Path, tmp_pat
     reviewed = load_run(_reviewed_copy(sample_run, tmp_path / "20260102-000000-review"))
     second = publish.build(reviewed, out, repo_id=REPO_ID, now=NOW)
     assert second.manifest["version"] == 2 and second.manifest["tag"] == "v2"
-    ids = {n: f"folio-sample/all/{n}" for n in (203, 901, 1101)}
+    ids = {n: f"folio-sample/all/{n}" for n in (203, 1201, 1301)}
     assert second.entry["previous"] == "v1"
     assert second.entry["splits"] == [
         {
@@ -299,9 +299,9 @@ def test_changelog_lists_exactly_what_a_review_changed(sample_run: Path, tmp_pat
             "previous_run_id": "20260101-000000",
             "added": [],
             "removed": [],
-            "status": [[ids[n], "needs_review", "reviewed"] for n in (203, 901, 1101)],
+            "status": [[ids[n], "needs_review", "reviewed"] for n in (203, 1201, 1301)],
             "label": [[ids[203], "True", "False"]],
-            "fol": [ids[901], ids[1101]],
+            "fol": [ids[1201], ids[1301]],
         }
     ]
     assert second.manifest["changelog"][1] == first.entry
@@ -329,8 +329,8 @@ def test_previous_folder_is_the_baseline_and_gone_files_are_deleted(
     )
     assert new.manifest["version"] == 2 and new.split == "validation"
     entries = {s["split"]: s for s in new.entry["splits"]}
-    assert entries["train"]["run_id"] is None and len(entries["train"]["removed"]) == 16
-    assert len(entries["validation"]["added"]) == 16
+    assert entries["train"]["run_id"] is None and len(entries["train"]["removed"]) == 18
+    assert len(entries["validation"]["added"]) == 18
     deletes = [
         op.path_in_repo for op in publish.plan_push(new.folder).operations if op.kind == "delete"
     ]

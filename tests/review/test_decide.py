@@ -48,16 +48,16 @@ from fakes import queue_outcome
 SYMBOLS = "∀∃¬∧∨→↔⊕"
 ORIGINAL = "∀x (Dog(x) → Bark(x))\nDog(rex)\nBark(rex)"
 PROPOSED = "∀x (Dog(x) → Bark(x))\nDog(rex) ∧ ¬Cat(rex)\nBark(rex)"
-ID_203, ID_301, ID_901, ID_1101 = (f"folio-sample/all/{n}" for n in (203, 301, 901, 1101))
+ID_203, ID_301, ID_1201, ID_1301 = (f"folio-sample/all/{n}" for n in (203, 301, 1201, 1301))
 # 301's premise 0 lacks its closing parenthesis: a final FOL that keeps it does not parse
 UNBALANCED_301 = (
     "∀x (Train(x) ∧ Delayed(x) → MissConnection(passengers)\n"
     "Train(the815) ∧ Delayed(the815)\n"
     "Compensated(passengers)"
 )
-NOTE_1101 = "The NL says retrievers are friendly; the FOL dropped it, the gold label is right."
+NOTE_1301 = "The NL says Max is the retriever; the FOL says rex, the gold label is right."
 NOTE_203 = "The FOL and both provers agree Mara can borrow books: the conclusion is False."
-NOTE_901 = "No bird here flies, so nothing settles kiwi: Uncertain."
+NOTE_1201 = "No bird here flies, so nothing settles kiwi: Uncertain."
 
 
 def row(**cells: str) -> dict[str, str]:
@@ -269,8 +269,8 @@ def test_check_reports_problems_at_the_spreadsheet_row_and_file_line_of_each_row
         {
             ID_203: {"decision": "acept"},
             ID_301: {"decision": "edit", "final_fol": UNBALANCED_301},
-            ID_901: {"decision": "relabel", "final_label": "Maybe"},
-            ID_1101: {"decision": "keep_original"},
+            ID_1201: {"decision": "relabel", "final_label": "Maybe"},
+            ID_1301: {"decision": "keep_original"},
         },
     )
     starts = row_starts(path)
@@ -283,8 +283,8 @@ def test_check_reports_problems_at_the_spreadsheet_row_and_file_line_of_each_row
     assert [(p.row, p.line, p.item_id) for p in problems] == [
         (2, starts[ID_203], ID_203),
         (3, starts[ID_301], ID_301),
-        (4, starts[ID_901], ID_901),
-        (5, starts[ID_1101], ID_1101),
+        (4, starts[ID_1201], ID_1201),
+        (5, starts[ID_1301], ID_1301),
     ]
     bad_decision, no_parse, bad_label, contradiction = (p.message for p in problems)
     assert bad_decision.startswith("unknown decision 'acept'")
@@ -314,13 +314,13 @@ def test_a_label_against_the_provers_is_fine_with_a_note(
                 "note": NOTE_203,
                 "reviewer": "ann",
             },
-            ID_1101: {"decision": "keep_original", "note": NOTE_1101},
+            ID_1301: {"decision": "keep_original", "note": NOTE_1301},
         },
     )
     problems, valid = check_queue(read_queue_lines(path), engine)
     assert problems == []
-    assert set(valid) == {ID_203, ID_1101}  # 301 and 901 are undecided: not checked
-    resolution, feedback = valid[ID_1101]
+    assert set(valid) == {ID_203, ID_1301}  # 301 and 1201 are undecided: not checked
+    resolution, feedback = valid[ID_1301]
     assert resolution.label == "True" and feedback is not None and feedback.label == "Uncertain"
     resolution, feedback = valid[ID_203]
     assert resolution.label == "False" and feedback is not None and feedback.label == "False"
@@ -342,16 +342,16 @@ def test_check_flags_conflicts_and_changed_items_after_a_text_edit(
     )
     text_edit(
         path,
-        ID_901,
+        ID_1201,
         flag=CHANGED_SINCE_DECISION,
         decision="relabel",
         final_label="Uncertain",
-        note=NOTE_901,
+        note=NOTE_1201,
     )
-    text_edit(path, ID_1101, decision="keep_original", note=NOTE_1101)
+    text_edit(path, ID_1301, decision="keep_original", note=NOTE_1301)
     starts = row_starts(path)
     # the two-line note pushes every later row one line down
-    assert starts[ID_901] == before[ID_901] + 1 and starts[ID_1101] == before[ID_1101] + 1
+    assert starts[ID_1201] == before[ID_1201] + 1 and starts[ID_1301] == before[ID_1301] + 1
     problems, valid = check_queue(read_queue_lines(path), engine)
     assert problems == [
         RowProblem(
@@ -362,13 +362,13 @@ def test_check_flags_conflicts_and_changed_items_after_a_text_edit(
         ),
         RowProblem(
             4,
-            starts[ID_901],
-            ID_901,
+            starts[ID_1201],
+            ID_1201,
             "the item changed since this decision: look again, then clear the flag "
             "changed_since_decision",
         ),
     ]
-    assert set(valid) == {ID_1101}
+    assert set(valid) == {ID_1301}
 
 
 # --- the `review check` command -------------------------------------------------------------
@@ -383,8 +383,8 @@ def test_review_check_prints_one_line_per_problem_and_fails(
         path,
         {
             ID_203: {"decision": "Acept"},
-            ID_901: {"decision": "relabel", "final_label": "Maybe"},
-            ID_1101: {"decision": "keep_original"},
+            ID_1201: {"decision": "relabel", "final_label": "Maybe"},
+            ID_1301: {"decision": "keep_original"},
         },
     )
     starts = row_starts(path)
@@ -394,9 +394,9 @@ def test_review_check_prints_one_line_per_problem_and_fails(
     assert out == [
         f"{path}: row 2 (line {starts[ID_203]}): {ID_203}: unknown decision 'Acept' (allowed: "
         "accept_proposal, keep_original, edit, relabel, skip)",
-        f"{path}: row 4 (line {starts[ID_901]}): {ID_901}: final_label 'Maybe' is not one of "
+        f"{path}: row 4 (line {starts[ID_1201]}): {ID_1201}: final_label 'Maybe' is not one of "
         "True, False, Uncertain",
-        f"{path}: row 5 (line {starts[ID_1101]}): {ID_1101}: final label True contradicts the "
+        f"{path}: row 5 (line {starts[ID_1301]}): {ID_1301}: final label True contradicts the "
         "provers, which derive Uncertain from the final FOL; add a note saying why",
         f"{path}: 4 rows, 3 decided, 0 valid, 3 with problems",
     ]
@@ -411,9 +411,9 @@ def test_review_check_passes_a_clean_queue(
         path, ID_203, {"decision": "accept_proposal", "final_label": "False", "note": NOTE_203}
     )
     save_decision(
-        path, ID_901, {"decision": "Relabel", "final_label": "uncertain", "note": NOTE_901}
+        path, ID_1201, {"decision": "Relabel", "final_label": "uncertain", "note": NOTE_1201}
     )
-    save_decision(path, ID_1101, {"decision": "keep_original", "note": NOTE_1101})
+    save_decision(path, ID_1301, {"decision": "keep_original", "note": NOTE_1301})
     code = main(["review", "check", str(path), "--provers", "z3,eprover"])
     assert capsys.readouterr().out.splitlines() == [
         f"{path}: 4 rows, 3 decided, 3 valid, 0 with problems"
@@ -450,8 +450,8 @@ def test_a_pandas_and_windows_resave_keeps_symbols_and_decisions(
             "decided_at": "2026-01-02T03:04:05+00:00",
         },
     )
-    save_decision(path, ID_901, {"decision": "relabel", "final_label": "Uncertain"})
-    save_decision(path, ID_1101, {"decision": "skip", "note": "¬ambiguous\n∀ retrievers?"})
+    save_decision(path, ID_1201, {"decision": "relabel", "final_label": "Uncertain"})
+    save_decision(path, ID_1301, {"decision": "skip", "note": "¬ambiguous\n∀ retrievers?"})
     before = read_queue(path)
 
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -469,7 +469,7 @@ def test_a_pandas_and_windows_resave_keeps_symbols_and_decisions(
     assert decided[ID_301]["final_fol"] == final_fol
     assert decided[ID_301]["note"] == "-premise 2 rewritten\n=not a formula"
     assert all(ch in decided[ID_203]["note"] + final_fol for ch in SYMBOLS)
-    assert decided[ID_1101]["note"] == "¬ambiguous\n∀ retrievers?"
+    assert decided[ID_1301]["note"] == "¬ambiguous\n∀ retrievers?"
 
 
 # --- save_decision --------------------------------------------------------------------------
@@ -482,7 +482,7 @@ def test_save_decision_rewrites_one_row_and_clears_review_flags(
     rows = read_queue(path)
     flags = f"{CHANGED_SINCE_DECISION};{NOT_IN_LATEST_RUN};{MERGE_CONFLICT}"
     for r in rows:
-        if r["id"] in (ID_301, ID_901):
+        if r["id"] in (ID_301, ID_1201):
             r["flag"] = flags
     write_rows(path, rows)
     records = raw_records(path)
@@ -490,12 +490,12 @@ def test_save_decision_rewrites_one_row_and_clears_review_flags(
     before = {r["id"]: r for r in read_queue(path)}
 
     saved = save_decision(
-        path, ID_901, {"decision": "relabel", "final_label": "Uncertain", "reviewer": "ann"}
+        path, ID_1201, {"decision": "relabel", "final_label": "Uncertain", "reviewer": "ann"}
     )
     after = {r["id"]: r for r in read_queue(path)}
-    assert saved == {r["id"]: r for r in read_queue(path)}[ID_901]  # the row as now on disk
+    assert saved == {r["id"]: r for r in read_queue(path)}[ID_1201]  # the row as now on disk
     assert saved["status"] == "decided" and saved["flag"] == NOT_IN_LATEST_RUN
-    assert after[ID_901] == before[ID_901] | {
+    assert after[ID_1201] == before[ID_1201] | {
         "decision": "relabel",
         "final_label": "Uncertain",
         "reviewer": "ann",
@@ -504,8 +504,8 @@ def test_save_decision_rewrites_one_row_and_clears_review_flags(
     }
     assert after[ID_301]["flag"] == flags  # only the decided row's flags are cleared
     new_records = raw_records(path)
-    assert new_records[ID_901] != records[ID_901]
-    for item_id in (ID_203, ID_301, ID_1101):
+    assert new_records[ID_1201] != records[ID_1201]
+    for item_id in (ID_203, ID_301, ID_1301):
         assert new_records[item_id] == records[item_id]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["review.csv", "review.csv.lock"]
 
@@ -608,12 +608,12 @@ def test_every_label_change_needs_a_note(
     decision: str, sample_run: Path, tmp_path: Path, engine: FeedbackEngine
 ) -> None:
     rows = {r["id"]: r for r in read_queue(sample_queue(sample_run, tmp_path))}
-    item = rows[ID_901] | {"decision": decision, "final_label": "Uncertain"}
+    item = rows[ID_1201] | {"decision": decision, "final_label": "Uncertain"}
     # Uncertain is what both provers derive: agreeing with them is no reason to skip the note
     assert check_row(item, engine).problems == [
         "the label changes True → Uncertain: add a note saying why"
     ]
-    assert check_row(item | {"note": NOTE_901}, engine).problems == []
+    assert check_row(item | {"note": NOTE_1201}, engine).problems == []
     assert check_row(item | {"final_label": "True"}, engine).label_change is None
 
 

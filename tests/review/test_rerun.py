@@ -23,7 +23,7 @@ from refinery.review.record import save_decision
 
 from runs import SAMPLE, make_run
 
-ID_203, ID_301, ID_901, ID_1101 = (f"folio-sample/all/{n}" for n in (203, 301, 901, 1101))
+ID_203, ID_301, ID_1201, ID_1301 = (f"folio-sample/all/{n}" for n in (203, 301, 1201, 1301))
 DECISIONS = {
     ID_203: {"decision": "accept_proposal", "reviewer": "ann"},
     ID_301: {
@@ -37,8 +37,8 @@ DECISIONS = {
         "note": "premise 3: ∀ passengers,\nnot a free x",
         "decided_at": "2026-01-02T03:04:05+00:00",
     },
-    ID_901: {"decision": "relabel", "final_label": "Uncertain", "reviewer": "ann"},
-    ID_1101: {"decision": "keep_original", "note": "the NL says friendly", "reviewer": "cy"},
+    ID_1201: {"decision": "relabel", "final_label": "Uncertain", "reviewer": "ann"},
+    ID_1301: {"decision": "keep_original", "note": "the NL says Max", "reviewer": "cy"},
 }
 NEW_CONCLUSION = "Max is a friendly dog."
 
@@ -111,52 +111,52 @@ def test_a_rerun_keeps_every_decision_and_flags_the_changed_item(
     before = {r["id"]: r for r in read_queue(queue)}
     assert len(before_raw) == 4 and all(r["status"] == "decided" for r in before.values())
 
-    source = modified_sample(tmp_path, {1101: NEW_CONCLUSION}, {})
+    source = modified_sample(tmp_path, {1301: NEW_CONCLUSION}, {})
     assert rerun(source, queue, tmp_path, monkeypatch) == [
         MergeReport(kept_decisions=3, flagged_changed=1)
     ]
     after_raw = records(queue)
     after = {r["id"]: r for r in read_queue(queue)}
-    assert list(after) == [ID_203, ID_301, ID_901, ID_1101]
-    for item_id in (ID_203, ID_301, ID_901):
+    assert list(after) == [ID_203, ID_301, ID_1201, ID_1301]
+    for item_id in (ID_203, ID_301, ID_1201):
         assert after_raw[item_id] == before_raw[item_id]  # byte for byte
-    changed = after[ID_1101]
+    changed = after[ID_1301]
     assert {c: changed[c] for c in DECISION_COLUMNS} == {
-        c: before[ID_1101][c] for c in DECISION_COLUMNS
+        c: before[ID_1301][c] for c in DECISION_COLUMNS
     }
     assert changed["flag"] == CHANGED_SINCE_DECISION and changed["status"] == "decided"
     assert changed["conclusion"] == NEW_CONCLUSION
-    assert changed["content_hash"] == new_hash(tmp_path, ID_1101)
-    assert changed["content_hash"] != before[ID_1101]["content_hash"]
+    assert changed["content_hash"] == new_hash(tmp_path, ID_1301)
+    assert changed["content_hash"] != before[ID_1301]["content_hash"]
     unchanged = set(CONTENT_COLUMNS) - {"conclusion", "content_hash"}
-    assert {c: changed[c] for c in unchanged} == {c: before[ID_1101][c] for c in unchanged}
+    assert {c: changed[c] for c in unchanged} == {c: before[ID_1301][c] for c in unchanged}
 
 
 @pytest.mark.prover
 def test_a_decided_item_the_rerun_settles_is_retained_and_an_undecided_one_dropped(
     sample_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    queue = decided_queue(sample_run, tmp_path, (ID_203, ID_301, ID_1101))  # 901 left open
+    queue = decided_queue(sample_run, tmp_path, (ID_203, ID_301, ID_1301))  # 1201 left open
     before = {r["id"]: r for r in read_queue(queue)}
-    # the fixed gold labels are what both provers derive: 203 and 901 now verify
-    source = modified_sample(tmp_path, {1101: NEW_CONCLUSION}, {203: "False", 901: "Uncertain"})
+    # the fixed gold labels are what both provers derive: 203 and 1201 now verify
+    source = modified_sample(tmp_path, {1301: NEW_CONCLUSION}, {203: "False", 1201: "Uncertain"})
     assert rerun(source, queue, tmp_path, monkeypatch) == [
         MergeReport(kept_decisions=1, flagged_changed=1, retained_missing=1, dropped=1)
     ]
     after = {r["id"]: r for r in read_queue(queue)}
-    assert list(after) == [ID_203, ID_301, ID_1101]
+    assert list(after) == [ID_203, ID_301, ID_1301]
     assert after[ID_203] == before[ID_203] | {"flag": NOT_IN_LATEST_RUN}
     assert after[ID_203]["decision"] == "accept_proposal" and after[ID_203]["status"] == "decided"
     assert after[ID_301] == before[ID_301]
-    assert after[ID_1101]["flag"] == CHANGED_SINCE_DECISION
-    assert after[ID_1101]["note"] == "the NL says friendly"
+    assert after[ID_1301]["flag"] == CHANGED_SINCE_DECISION
+    assert after[ID_1301]["note"] == "the NL says Max"
 
 
 @pytest.mark.prover
 def test_a_rerun_of_the_same_source_changes_nothing(
     sample_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    queue = decided_queue(sample_run, tmp_path, (ID_301, ID_901))
+    queue = decided_queue(sample_run, tmp_path, (ID_301, ID_1201))
     save_decision(queue, ID_203, {"note": "draft: check premise 2"})  # input, no decision
     before = queue.read_bytes()
     assert rerun(SAMPLE, queue, tmp_path, monkeypatch) == [

@@ -26,9 +26,9 @@ from refinery.review.queue import read_queue
 from review_workflow import (
     ID_203,
     ID_301,
-    ID_901,
+    ID_1201,
     NOTE_203,
-    NOTE_901,
+    NOTE_1201,
     PREMISE_3,
     TYPO_3,
     WHY_203,
@@ -139,8 +139,8 @@ def test_work_in_a_terminal_then_apply(tmux: Tmux, workspace: tuple[Path, Path])
     tmux.key("w")
     tmux.wait_for(f"saved: {ID_301} edit")
 
-    # 901: relabel, confirm True → Uncertain, say why
-    tmux.wait_for(f"item 3/4 · {ID_901}")
+    # 1201: relabel, confirm True → Uncertain, say why
+    tmux.wait_for(f"item 3/4 · {ID_1201}")
     tmux.key("l")
     tmux.wait_for("label: [t]rue [f]alse [u]ncertain>")
     tmux.key("u")
@@ -149,11 +149,11 @@ def test_work_in_a_terminal_then_apply(tmux: Tmux, workspace: tuple[Path, Path])
     tmux.wait_for("label change True → Uncertain: confirm? [y/N]>")
     tmux.key("y")
     tmux.wait_for("note (why)>", after=1)
-    tmux.type(NOTE_901)
-    tmux.wait_for(f"saved: {ID_901} relabel")
+    tmux.type(NOTE_1201)
+    tmux.wait_for(f"saved: {ID_1201} relabel")
 
-    # 1101: a draft note, then quit: asked first, and "n" stays on the item
-    tmux.wait_for("item 4/4 · folio-sample/all/1101")
+    # 1301: a draft note, then quit: asked first, and "n" stays on the item
+    tmux.wait_for("item 4/4 · folio-sample/all/1301")
     tmux.key("n")
     tmux.type("not sure yet")
     tmux.wait_for("note set in the draft.")
@@ -201,7 +201,7 @@ def test_a_killed_session_keeps_every_finished_decision(workspace: tuple[Path, P
         proc.stdin.write("s\n")  # 301: skip (a decision too)
         proc.stdin.flush()
         wait_until(2)
-        proc.stdin.write("e\n1\n")  # 901: half-way through an edit ...
+        proc.stdin.write("e\n1\n")  # 1201: half-way through an edit ...
         proc.stdin.flush()
         time.sleep(0.5)
         proc.send_signal(signal.SIGKILL)  # ... and the process dies
@@ -228,8 +228,8 @@ def test_apply_refuses_with_every_bad_row_and_writes_nothing(
 
     run, queue = workspace
     save_decision(queue, "folio-sample/all/203", {"decision": "accept_proposal"})
-    save_decision(queue, "folio-sample/all/901", {"decision": "relabel", "final_label": "Maybe"})
-    save_decision(queue, "folio-sample/all/1101", {"decision": "keep_original"})
+    save_decision(queue, "folio-sample/all/1201", {"decision": "relabel", "final_label": "Maybe"})
+    save_decision(queue, "folio-sample/all/1301", {"decision": "keep_original"})
     assert main(["review", "apply", "--queue", str(queue), "--run", str(run)]) == 2
     err = capsys.readouterr().err
     assert "3 problem(s)" in err and "nothing applied" in err
@@ -237,8 +237,8 @@ def test_apply_refuses_with_every_bad_row_and_writes_nothing(
         "folio-sample/all/203: accept_proposal changes the label True → False: confirm it by "
         "writing False in final_label, and add a note saying why" in err
     )
-    assert "folio-sample/all/901: final_label 'Maybe' is not one of True, False, Uncertain" in err
-    assert "folio-sample/all/1101: final label True contradicts the provers" in err
+    assert "folio-sample/all/1201: final_label 'Maybe' is not one of True, False, Uncertain" in err
+    assert "folio-sample/all/1301: final label True contradicts the provers" in err
     assert [p.name for p in run.parent.iterdir()] == [run.name]
 
 

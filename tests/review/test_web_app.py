@@ -21,7 +21,7 @@ from refinery.review.web.app import create_app, serve
 from refinery.review.web.page import OPEN, Filters, page_view
 from vampire.registry import build_provers
 
-from review_workflow import ID_203, ID_301, ID_901, NOTE_203, PREMISE_3, TYPO_3, WHY_203
+from review_workflow import ID_203, ID_301, ID_1201, NOTE_203, PREMISE_3, TYPO_3, WHY_203
 
 LOCAL = "http://127.0.0.1:8765"
 HOSTILE = '"><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
@@ -150,13 +150,13 @@ def test_a_draft_that_does_not_parse_is_refused_and_nothing_written(
 @pytest.mark.prover
 def test_a_decision_made_meanwhile_is_a_conflict(queue: Path, engine: FeedbackEngine) -> None:
     actions = Actions(queue, engine, "ann")
-    seen = decision_version(row(queue, ID_901))
+    seen = decision_version(row(queue, ID_1201))
 
     def decide(
         who: str, decision: str, label: str = "", note: str = "", confirm: str = ""
     ) -> tuple[int, dict[str, Any]]:
         return actions.decide(
-            ID_901,
+            ID_1201,
             decision,
             fol=[],
             label=label,
@@ -171,7 +171,7 @@ def test_a_decision_made_meanwhile_is_a_conflict(queue: Path, engine: FeedbackEn
     status, reply = decide("bob", "relabel", "Uncertain", "x", "True → Uncertain")
     assert status == 409 and reply["status"] == "conflict"
     assert reply["kept"]["reviewer"] == "ann" and reply["refused"]["reviewer"] == "bob"
-    assert row(queue, ID_901)["flag"] == "merge_conflict"
+    assert row(queue, ID_1201)["flag"] == "merge_conflict"
 
 
 # --- the page's view ------------------------------------------------------------------------
@@ -200,12 +200,12 @@ def test_the_live_evidence_explains_the_provers_label_against_the_drafts(
     queue: Path, engine: FeedbackEngine
 ) -> None:
     actions = Actions(queue, engine, "ann")
-    fol = row(queue, ID_901)["original_fol"].split("\n")
-    status, reply = actions.check(ID_901, fol)  # the draft keeps the gold label, True
+    fol = row(queue, ID_1201)["original_fol"].split("\n")
+    status, reply = actions.check(ID_1201, fol)  # the draft keeps the gold label, True
     assert status == 200 and reply["label"] == "Uncertain"
     assert reply["evidence"].startswith("the conclusion can fail: domain {")
     # relabelled Uncertain, as the provers say: nothing left to explain
-    assert actions.check(ID_901, fol, "Uncertain")[1]["evidence"] == ""
+    assert actions.check(ID_1201, fol, "Uncertain")[1]["evidence"] == ""
 
 
 def test_the_rows_evidence_shows_and_findings_when_a_row_has_them(queue: Path) -> None:

@@ -25,10 +25,10 @@ from review_workflow import (
     FIXED_1,
     ID_203,
     ID_301,
-    ID_901,
-    ID_1101,
+    ID_1201,
+    ID_1301,
     NOTE_203,
-    NOTE_901,
+    NOTE_1201,
     PREMISE_3,
     TYPO_3,
     WHY_203,
@@ -202,23 +202,23 @@ def test_an_annotator_session_in_the_browser_then_apply(
     expect(page.locator("#evidence")).to_contain_text("proves the conclusion: premises[")
     page.keyboard.press("Control+Enter")  # save from the box
 
-    # 901: "l" then "u" sets the label; saving asks to confirm True → Uncertain
-    on_item(page, ID_901)
+    # 1201: "l" then "u" sets the label; saving asks to confirm True → Uncertain
+    on_item(page, ID_1201)
     page.keyboard.press("l")
     expect(page.locator("#label-dialog")).to_be_visible()
     page.keyboard.press("u")
     expect(page.locator("#label-change")).to_have_text("True → Uncertain")
     assert "your label is Uncertain" not in checked(page)  # the provers say Uncertain too
     page.keyboard.press("w")
-    confirm(page, "True → Uncertain", NOTE_901)
+    confirm(page, "True → Uncertain", NOTE_1201)
 
     # reload: every decision is in the file, and the page shows it
-    on_item(page, ID_1101)
+    on_item(page, ID_1301)
     page.reload()
-    on_item(page, ID_1101)
+    on_item(page, ID_1301)
     expect(page.locator("#progress-text")).to_have_text("3 decided · 1 left")
     page.keyboard.press("b")
-    on_item(page, ID_901)
+    on_item(page, ID_1201)
     expect(page.locator("#decided")).to_contain_text("relabel → Uncertain by carol")
     if SCREENSHOT:
         page.screenshot(path=SCREENSHOT, full_page=True)
@@ -237,7 +237,7 @@ def test_two_annotators_deciding_one_item_differently_is_a_merge_conflict(
     from playwright.sync_api import expect
 
     _, queue = copy_sample(sample_run, tmp_path)
-    url = serve(queue).url + "?id=" + ID_901
+    url = serve(queue).url + "?id=" + ID_1201
     ann, bob = open_page(browser, url, "ann"), open_page(browser, url, "bob")
 
     ann.keyboard.press("l")
@@ -245,21 +245,21 @@ def test_two_annotators_deciding_one_item_differently_is_a_merge_conflict(
     ann.keyboard.press("u")
     expect(ann.locator("#label-change")).to_have_text("True → Uncertain")
     ann.keyboard.press("w")
-    confirm(ann, "True → Uncertain", NOTE_901)
-    on_item(ann, ID_1101)
+    confirm(ann, "True → Uncertain", NOTE_1201)
+    on_item(ann, ID_1301)
 
     bob.keyboard.press("s")  # bob still sees the item as open and skips it
     expect(bob.locator("#message")).to_contain_text(
-        f"{ID_901}: ann decided relabel while you were looking; your skip was not written"
+        f"{ID_1201}: ann decided relabel while you were looking; your skip was not written"
     )
-    row = {r["id"]: r for r in read_queue(queue)}[ID_901]
+    row = {r["id"]: r for r in read_queue(queue)}[ID_1201]
     assert (row["decision"], row["reviewer"], row["flag"]) == ("relabel", "ann", "merge_conflict")
-    [conflict] = read_conflicts(queue, ID_901)
+    [conflict] = read_conflicts(queue, ID_1201)
     assert conflict["refused"]["decision"] == "skip" and conflict["refused"]["reviewer"] == "bob"
 
     # bob reloads: both versions are on the page; deciding again settles it
     bob.reload()
-    on_item(bob, ID_901)
+    on_item(bob, ID_1201)
     expect(bob.locator("#conflict")).to_contain_text("not written: skip  by bob")
     expect(bob.locator("#conflict")).to_contain_text("kept relabel Uncertain by ann")
     bob.keyboard.press("k")
@@ -267,8 +267,8 @@ def test_two_annotators_deciding_one_item_differently_is_a_merge_conflict(
     expect(dialog_title).to_have_text("A note is required")  # keep True against the provers
     bob.fill("#confirm-note", "The NL says no bird here flies: kiwi cannot fly, True.")
     bob.press("#confirm-note", "Control+Enter")
-    on_item(bob, ID_1101)
-    row = {r["id"]: r for r in read_queue(queue)}[ID_901]
+    on_item(bob, ID_1301)
+    row = {r["id"]: r for r in read_queue(queue)}[ID_1201]
     assert (row["decision"], row["reviewer"], row["flag"]) == ("keep_original", "bob", "")
     assert ann.problems == [] and bob.problems == []
 

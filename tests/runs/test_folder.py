@@ -16,11 +16,11 @@ def test_a_refine_run_reads_back_whole(sample_run: Path) -> None:
     run = load_run(sample_run)
     assert run.meta["kind"] == "refine" and run.meta["parent"] is None
     assert run.meta["dataset"] == "folio-sample" and run.meta["split"] == "all"
-    assert run.meta["counts"] == {"verified": 6, "repaired": 6, "needs_review": 4}
+    assert run.meta["counts"] == {"verified": 6, "repaired": 8, "needs_review": 4}
     assert run.meta["settings"]["agents"] == ["rules"]
     assert "input" not in run.meta["validations"]  # the test built it without GX suites
     rows = run.refined_rows()
-    assert [o.id for o in run.outcomes] == [r["id"] for r in rows] and len(rows) == 16
+    assert [o.id for o in run.outcomes] == [r["id"] for r in rows] and len(rows) == 18
     assert all(r["reviewer"] == "" and r["review_decision"] == "" for r in rows)
 
 

@@ -27,10 +27,11 @@ proposing a candidate the evidence does not single out (a tie proposes nothing).
 """
 
 from refinery.agents.repairs.edits import MAX_CANDIDATES, Candidate, RuleTag, apply_candidate
-from refinery.agents.repairs.registry import RULES, Rule, propose_repairs
+from refinery.agents.repairs.registry import MEANING_RULES, RULES, Rule, propose_repairs
 
 __all__ = [
     "MAX_CANDIDATES",
+    "MEANING_RULES",
     "RULES",
     "Candidate",
     "Rule",

@@ -12,7 +12,7 @@ from refinery.agents.repairs.edits import (
 )
 from refinery.agents.repairs.evidence import BOTH_OR_NEITHER
 from refinery.logic.analysis import subformulas
-from refinery.logic.syntax import Pred, Xor
+from refinery.logic.syntax import Not, Pred, Xor
 
 TAG = RuleTag("both_or_neither_iff", ErrorClass.WRONG_CONNECTIVE)
 
@@ -34,13 +34,15 @@ def propose(findings: Findings) -> list[Candidate]:
         if text.count("⊕") != 1 or not BOTH_OR_NEITHER.search(findings.nl.get(where, "")):
             continue
         formula = parses(text)
-        xors = (
-            [n for n in subformulas(formula) if isinstance(n, Xor)] if formula is not None else []
-        )
+        if formula is None:
+            continue
+        xors = [n for n in subformulas(formula) if isinstance(n, Xor)]
         if len(xors) != 1 or not all(
             isinstance(side, Pred) for side in (xors[0].left, xors[0].right)
         ):
             continue
+        if any(isinstance(n, Not) for n in subformulas(formula)):
+            continue  # ¬(A ⊕ B) already says "both or neither"
         after = text.replace("⊕", "↔")
         if parses(after) is not None:
             why = "the sentence says 'both or neither' (↔), the formula says 'exactly one' (⊕)"

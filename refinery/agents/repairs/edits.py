@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -18,6 +18,8 @@ from refinery.agents.models import Edit, ErrorClass, Findings, Where
 from refinery.logic.errors import SyntaxProblem
 from refinery.logic.lint import lint
 from refinery.logic.parse import try_parse
+from refinery.logic.printer import to_text
+from refinery.logic.rewrite import Path, at, replace
 from refinery.logic.syntax import (
     And,
     Eq,
@@ -127,7 +129,9 @@ def splice(text: str, edits: Iterable[TextEdit]) -> str:
     return out
 
 
-def make_edit(where: Where, before: str, after: str, tag: RuleTag, why: str) -> Edit:
+def make_edit(
+    where: Where, before: str, after: str, tag: RuleTag, why: str, *, guess: bool = False
+) -> Edit:
     """An edit made by the rule `tag` names: its `source` and error class come from the tag."""
     return Edit(
         where=where,
@@ -136,6 +140,7 @@ def make_edit(where: Where, before: str, after: str, tag: RuleTag, why: str) -> 
         error_class=tag.error_class,
         source=tag.name,
         rationale=why,
+        guess=guess,
     )
 
 
@@ -294,3 +299,35 @@ def apply_candidate(fol: dict[str, str], candidate: Candidate) -> dict[str, str]
             raise ValueError(f"{edit.where}: the formula is not {edit.before!r}")
         out[edit.where] = edit.after
     return out
+
+
+def rewrite_node(
+    text: str, formula: Formula, path: Path, new: Formula, surgery: Sequence[TextEdit] = ()
+) -> str | None:
+    """`text` with the sub-formula at `path` replaced by `new`, touching as little as it can.
+
+    `surgery` is the smallest text edit that should do it (a `¬` inserted, an operator
+    swapped); it is kept when the result parses to exactly the intended formula. Otherwise the
+    node's own text is reprinted (`to_text`, parenthesised when it is not an atom), which keeps
+    every other character as the annotator wrote it. None when neither gives that formula.
+
+    >>> from refinery.logic.parse import parse
+    >>> text = "∀x (Cat(x) → Pet(x))"
+    >>> f = parse(text)
+    >>> rewrite_node(text, f, (0, 1), Not(at(f, (0, 1))), [(13, 13, "¬")])
+    '∀x (Cat(x) → ¬Pet(x))'
+    >>> rewrite_node(text, f, (0,), Implies(at(f, (0, 1)), at(f, (0, 0))))
+    '∀x (Pet(x) → Cat(x))'
+    """
+    intended = replace(formula, path, new)
+    tries = [splice(text, surgery)] if surgery else []
+    node = at(formula, path)
+    if node.span is not None:
+        body = to_text(new)
+        tries += [splice(text, [(node.span.start, node.span.end, body)])]
+        if not isinstance(new, Pred | Eq):
+            tries.append(splice(text, [(node.span.start, node.span.end, f"({body})")]))
+    for candidate in tries:
+        if parses(candidate) == intended:
+            return candidate
+    return None

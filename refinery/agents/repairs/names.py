@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from refinery.agents.alignment.drift import edit_distance
 from refinery.agents.models import ErrorClass, Findings, Where
 from refinery.agents.repairs.edits import (
     MAX_CANDIDATES,
@@ -139,21 +140,6 @@ def _preference(
         return words.case_errors(t) < words.case_errors(m)
 
     return beats
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance (insertions, deletions, substitutions), case-sensitive.
-
-    >>> edit_distance("stephencurRy", "stephencurry"), edit_distance("stephencurRy", "stephenCurry")
-    (1, 2)
-    """
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
 
 
 def rename(text: str, kind: NameKind, arity: int | None, old: str, new: str) -> str:

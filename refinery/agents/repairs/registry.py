@@ -12,11 +12,18 @@ from typing import Protocol
 
 from refinery.agents.models import ErrorClass, Findings
 from refinery.agents.repairs import (
+    arguments,
     arity,
+    conjuncts,
     connectives,
     free_variables,
+    implication,
     names,
+    near_names,
+    negation,
     parentheses,
+    quantifiers,
+    switch_connective,
     typos,
 )
 from refinery.agents.repairs.edits import Candidate, RuleTag, joint
@@ -50,6 +57,27 @@ RULES: tuple[Rule, ...] = (
     Rule.of(free_variables),
     Rule.of(names),
     Rule.of(connectives),
+    # meaning: proposed only where the alignment blames a formula (`repairs.semantic`)
+    Rule.of(near_names),
+    Rule.of(negation),
+    Rule.of(quantifiers),
+    Rule.of(switch_connective),
+    Rule.of(implication),
+    Rule.of(arguments),
+    Rule.of(conjuncts),
+)
+#: The rules whose edits change what a formula means: the gate wants them to read better.
+MEANING_RULES = frozenset(
+    r.TAG.name
+    for r in (
+        near_names,
+        negation,
+        quantifiers,
+        switch_connective,
+        implication,
+        arguments,
+        conjuncts,
+    )
 )
 #: The name of joint candidates that need both syntax rules (see `_cross_syntax`).
 _SYNTAX_JOINT = f"{parentheses.TAG.name}+{typos.TAG.name}"

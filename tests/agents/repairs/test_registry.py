@@ -60,6 +60,14 @@ def test_rule_table() -> None:
         ("close_free_variables", ErrorClass.FREE_VARIABLE),
         ("unify_names", ErrorClass.NAMING_DRIFT),
         ("both_or_neither_iff", ErrorClass.WRONG_CONNECTIVE),
+        # meaning rules: proposed only from an alignment finding
+        ("unify_near_names", ErrorClass.NAMING_DRIFT),
+        ("fix_negation", ErrorClass.WRONG_NEGATION),
+        ("switch_quantifier", ErrorClass.WRONG_QUANTIFIER),
+        ("switch_connective", ErrorClass.WRONG_CONNECTIVE),
+        ("flip_implication", ErrorClass.WRONG_CONNECTIVE),
+        ("swap_arguments", ErrorClass.ARGUMENT_ORDER),
+        ("restore_conjunct", ErrorClass.NL_MISMATCH),
     ]
     # one module per rule, declaring its own tag
     modules = [sys.modules[r.propose.__module__] for r in RULES]

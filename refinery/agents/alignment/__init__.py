@@ -1,0 +1,172 @@
+"""NL↔FOL alignment: does each formula say what its sentence says? Deterministic, by the words.
+
+`align` reads every formula of an item beside its sentence and reports `Finding`s — which formula,
+which words, which symbols, what kind of disagreement, a score in [0, 1] — and the story-wide
+name drift (`IsNovel`/`Novel`). The item's `score` is its worst finding: the cleanlab-style
+`nl_mismatch_score`, with `is_issue` above `ISSUE`. The critique uses it to tell a wrong formula
+from a wrong label, and the repair gate to refuse an edit that reads worse than the original.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from refinery.agents.alignment.cues import read_sentence
+from refinery.agents.alignment.drift import Drift, near_duplicates
+from refinery.agents.alignment.findings import mismatches, reads_swapped
+from refinery.agents.alignment.shape import shape_of
+from refinery.agents.alignment.sorts import swapped_arguments
+from refinery.agents.alignment.words import tokens
+from refinery.logic.analysis import occurrences
+from refinery.logic.errors import SyntaxProblem
+from refinery.logic.parse import try_parse
+from refinery.logic.syntax import Formula
+
+#: A finding at or above this score blames its formula: the FOL, not the label, is in doubt.
+BLAME = 0.5
+#: An item whose worst finding reaches this is an `nl_mismatch` issue (queued even if verified).
+ISSUE = 0.8
+#: The finding kind of one name spelled two ways across the story.
+NAME_DRIFT = "name_drift"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One way a formula of the item does not say what its sentence says."""
+
+    where: str  # premises[i] or conclusion
+    kind: str
+    score: float
+    words: tuple[str, ...]
+    symbols: tuple[str, ...]
+    message: str
+
+    def render(self) -> str:
+        return f"{self.where}: {self.kind} ({self.score:.2f}) {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """An item's findings, worst first."""
+
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def score(self) -> float:
+        """The worst finding's score (0 when the item reads as its sentences say)."""
+        return max((f.score for f in self.findings), default=0.0)
+
+    @property
+    def is_issue(self) -> bool:
+        return self.score >= ISSUE
+
+    def at(self, where: str) -> list[Finding]:
+        return [f for f in self.findings if f.where == where]
+
+    def score_of(self, wheres: Iterable[str]) -> float:
+        """The worst score among the findings on the formulas at `wheres`."""
+        wanted = set(wheres)
+        return max((f.score for f in self.findings if f.where in wanted), default=0.0)
+
+
+def align(
+    fol: Mapping[str, str], nl: Mapping[str, str], story_fol: Sequence[str] = ()
+) -> Alignment:
+    """Align every formula of an item (by position) with its sentence, and the story's names.
+
+    Formulas that do not parse, or have no sentence, are skipped: syntax is another check's job.
+    """
+    parsed = {where: f for where, text in fol.items() if (f := _parse(text)) is not None}
+    story = [f for t in story_fol if (f := _parse(t)) is not None]
+    story_names = {
+        (o.kind, o.name, o.arity) for f in (*parsed.values(), *story) for o in occurrences(f)
+    }
+    story_predicates = {
+        name: arity for kind, name, arity in sorted(story_names) if kind == "predicate"
+    }
+    story_constants = sorted(name for kind, name, _ in story_names if kind == "constant")
+    found: list[Finding] = []
+    for where, formula in parsed.items():
+        sentence = nl.get(where, "")
+        shape = shape_of(formula)
+        for m in mismatches(read_sentence(sentence), shape, story_predicates, story_constants):
+            found.append(Finding(where, m.kind, m.score, m.words, m.symbols, m.message))
+    found += _drift(parsed, story, nl)
+    found += _sorts(parsed, story, nl)
+    return Alignment(tuple(sorted(found, key=lambda f: (-f.score, f.where, f.kind))))
+
+
+def align_formula(text: str, sentence: str, story_fol: Sequence[str] = ()) -> float:
+    """The worst finding's score for one formula beside its sentence (1.0 if it does not parse)."""
+    if _parse(text) is None:
+        return 1.0
+    return align({"f": text}, {"f": sentence}, story_fol).score_of(["f"])
+
+
+def _parse(text: str) -> Formula | None:
+    result = try_parse(text)
+    return None if isinstance(result, SyntaxProblem) else result.formula
+
+
+def _drift(
+    parsed: Mapping[str, Formula], story: Sequence[Formula], nl: Mapping[str, str]
+) -> list[Finding]:
+    uses: dict[tuple[str, str, int], set[str]] = {}
+    for where, formula in parsed.items():
+        for o in occurrences(formula):
+            if o.kind != "function":
+                uses.setdefault((o.kind, o.name, o.arity), set()).add(where)
+    names = set(uses) | {
+        (o.kind, o.name, o.arity) for f in story for o in occurrences(f) if o.kind != "function"
+    }
+    words = [w for sentence in nl.values() for w in tokens(sentence)]
+    out = []
+    for drift in near_duplicates(names, words):
+        first = uses.get((drift.kind, drift.first, drift.arity), set())
+        second = uses.get((drift.kind, drift.second, drift.arity), set())
+        split = ("conclusion" in first) != ("conclusion" in second) and bool(first and second)
+        # both spellings in this item: a proof that needs them as one name breaks (0.6, or 0.75
+        # split between conclusion and premises); one here, one in another item: 0.4
+        score = 0.75 if split else 0.6 if first and second else 0.4
+        for where in sorted(first | second):
+            out.append(_drift_finding(where, drift, score))
+    return out
+
+
+def _sorts(
+    parsed: Mapping[str, Formula], story: Sequence[Formula], nl: Mapping[str, str]
+) -> list[Finding]:
+    everything = [*parsed.values(), *story]
+    out = []
+    for where, formula in parsed.items():
+        for swap in swapped_arguments(formula, everything):
+            if swap.tie and not reads_swapped(nl.get(where, ""), shape_of(formula), swap.predicate):
+                continue  # as often each way in the story, and the sentence does not turn it
+            out.append(
+                Finding(
+                    where,
+                    "argument_order",
+                    0.6,
+                    (),
+                    (swap.predicate,),
+                    f"{swap.predicate}({', '.join(swap.args)}): elsewhere in the story "
+                    f"{swap.constant} is {swap.predicate}'s {('second', 'first')[swap.place]} "
+                    "argument",
+                )
+            )
+    return out
+
+
+def _drift_finding(where: str, drift: Drift, score: float) -> Finding:
+    return Finding(
+        where,
+        NAME_DRIFT,
+        score,
+        (),
+        (drift.first, drift.second),
+        f"{drift.first} and {drift.second} look like one {drift.kind} spelled two ways",
+    )
+
+
+__all__ = ["BLAME", "ISSUE", "NAME_DRIFT", "Alignment", "Finding", "align", "align_formula"]

@@ -1,0 +1,120 @@
+"""What a sentence's wording asks of its formula: negation, quantifier and connective cues.
+
+`read_sentence` finds, by word (no parser, no model), the cues a formula should reflect:
+
+- negation: not, n't, no, never, none, nobody, nothing, neither … nor, without, nowhere;
+- quantifiers: universal (all, every, each, any, no, none, whoever …) and existential (some,
+  someone, there is / are, at least, a few, several, exists);
+- connectives: and, or, either … or, "but not both", "or both", "both … or neither", neither
+  … nor, if … then, only if, unless, when, whenever, if and only if, both … and;
+- a list joined by "and" ("A, B, and C").
+
+Each cue keeps the token position where it starts, so a finding can point at the words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from refinery.agents.alignment.words import tokens
+
+NEGATION_WORDS = frozenset(
+    {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "nowhere"}
+)
+_UNIVERSAL = frozenset(
+    {
+        "all", "every", "each", "any", "everyone", "everybody", "everything", "anyone",
+        "anybody", "anything", "whoever", "whatever", "whenever", "wherever", "no", "none",
+        "nobody", "nothing", "always",
+    }
+)  # fmt: skip
+_EXISTENTIAL = frozenset(
+    {"some", "someone", "somebody", "something", "somewhere", "exists", "exist"}
+)
+_CONDITIONAL = frozenset({"if", "when", "whenever", "unless", "then", "provided"})
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence's words and the cues they carry (token positions in `words`)."""
+
+    text: str
+    words: tuple[str, ...]
+    negations: tuple[int, ...] = ()
+    universal: tuple[int, ...] = ()
+    existential: tuple[int, ...] = ()
+    ands: tuple[int, ...] = ()
+    ors: tuple[int, ...] = ()
+    either: bool = False  # "either … or"
+    not_both: bool = False  # "but not both": exclusive or
+    or_both: bool = False  # "or both": inclusive or
+    both_or_neither: bool = False  # "either both … or neither": ↔
+    neither_nor: bool = False  # "neither … nor": ¬(A ∨ B)
+    conditional: tuple[int, ...] = ()
+    only_if: bool = False
+    iff: bool = False  # "if and only if"
+    unless: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.words
+
+
+def read_sentence(text: str) -> Sentence:
+    """The cues of `text`.
+
+    >>> s = read_sentence("No bird in the aviary can fly, and not all birds sing.")
+    >>> s.negations, s.universal, s.ands
+    ((0, 8), (0, 9), (7,))
+    >>> s = read_sentence("Sam either sings or dances, but not both.")
+    >>> s.not_both, s.negations
+    (True, ())
+    >>> read_sentence("There are some cats.").existential
+    (0, 2)
+    """
+    words = tuple(tokens(text))
+    joined = " " + " ".join(words) + " "
+    # the "not" of "but not both" and the "neither" of "both … or neither" belong to ⊕ and ↔
+    connective = {
+        i + 1 for i, w in enumerate(words[:-2]) if words[i : i + 3] == ("but", "not", "both")
+    }
+    connective |= {i + 1 for i, w in enumerate(words[:-1]) if words[i : i + 2] == ("or", "neither")}
+    connective |= {
+        i + 2 for i, w in enumerate(words[:-2]) if words[i : i + 3] == ("whether", "or", "not")
+    }
+    for i in sorted(connective):  # "… or neither sings nor dances": its "nor" too
+        if words[i] == "neither" and "nor" in words[i:]:
+            connective.add(words.index("nor", i))
+    # "Symphony No. 9": a number's "no" negates nothing, and quantifies nothing
+    numbered = {i for i, w in enumerate(words[:-1]) if w == "no" and words[i + 1].isdigit()}
+    connective |= numbered
+    negations = tuple(i for i, w in enumerate(words) if w in NEGATION_WORDS and i not in connective)
+    universal = tuple(i for i, w in enumerate(words) if w in _UNIVERSAL and i not in numbered)
+    existential = [i for i, w in enumerate(words) if w in _EXISTENTIAL]
+    for i, w in enumerate(words[:-1]):
+        nxt = words[i + 1]
+        if w == "there" and nxt in ("is", "are", "was", "were", "exists", "exist"):
+            if words[i + 2 : i + 3] != ("no",):  # "there is no …" is universal
+                existential.append(i)
+        elif (w == "at" and nxt == "least") or (w == "a" and nxt == "few") or w == "several":
+            existential.append(i)
+    neither_nor = " neither " in joined and " nor " in joined
+    return Sentence(
+        text=text,
+        words=words,
+        negations=negations,
+        universal=universal,
+        existential=tuple(sorted(set(existential))),
+        ands=tuple(i for i, w in enumerate(words) if w == "and"),
+        ors=tuple(i for i, w in enumerate(words) if w in ("or", "nor")),
+        either=" either " in joined,
+        not_both=" not both " in joined,
+        or_both=" or both " in joined,
+        # "either both A and B, or neither", "either is A and B or neither A nor B"
+        both_or_neither=" or neither " in joined and (" both " in joined or " either " in joined),
+        neither_nor=neither_nor,
+        conditional=tuple(i for i, w in enumerate(words) if w in _CONDITIONAL),
+        only_if=" only if " in joined,
+        iff=" if and only if " in joined,
+        unless=" unless " in joined,
+    )

@@ -1,0 +1,221 @@
+"""The words on both sides of an alignment: a sentence's tokens, a name's camel-case words, lemmas.
+
+FOLIO names camel-case the words of their sentence (`StudentAt`, `roderickStrong`, `year2013`),
+so a name's words can be matched against the sentence's once both are lemmatised ("flies" and
+`Fly`, "novels" and `Novel`, "led" and `Leads`). Lemmas come from `lemminflect` (English, its data
+in the wheel: no model download), imported on first use and cached per word.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+#: A name's camel-case words (`USInvention` → US, Invention; `year2013Final` → year, 2013, Final).
+CAMEL_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*")
+
+#: Words that carry no content of their own: they never ground a symbol.
+FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "we",
+        "us",
+        "our",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "one",
+        "ones",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "as",
+        "into",
+        "onto",
+        "about",
+        "than",
+        "then",
+        "so",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "done",
+        "has",
+        "have",
+        "had",
+        "having",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "and",
+        "or",
+        "nor",
+        "but",
+        "if",
+        "when",
+        "whenever",
+        "while",
+        "unless",
+        "only",
+        "either",
+        "neither",
+        "both",
+        "not",
+        "no",
+        "never",
+        "all",
+        "every",
+        "each",
+        "any",
+        "some",
+        "such",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "where",
+        "why",
+        "how",
+        "also",
+        "very",
+        "just",
+        "too",
+        "more",
+        "most",
+        "less",
+        "least",
+        "many",
+        "much",
+        "few",
+        "several",
+        "other",
+        "another",
+        "same",
+        "own",
+        "s",
+    ]
+)
+
+
+def plain(text: str) -> str:
+    """`text` without accents (Zoë → Zoe), so a sentence and an ASCII name compare.
+
+    >>> plain("Zoë's café")
+    "Zoe's cafe"
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def tokens(sentence: str) -> list[str]:
+    """The sentence's words, lowercased, with contracted negations spelled out.
+
+    >>> tokens("Kiwi can't fly; it cannot. Bob's won't, 1,000 times.")
+    ['kiwi', 'can', 'not', 'fly', 'it', 'can', 'not', 'bob', 's', 'will', 'not', '1,000', 'times']
+    """
+    out: list[str] = []
+    for raw in _TOKEN.findall(plain(sentence).replace("’", "'")):
+        word = raw.lower()
+        if word.endswith("n't"):
+            stem = word[:-3]
+            out += [{"ca": "can", "wo": "will", "sha": "shall"}.get(stem, stem), "not"]
+        elif word == "cannot":
+            out += ["can", "not"]
+        elif "'" in word:
+            out += [part for part in word.split("'") if part]
+        else:
+            out.append(word)
+    return out
+
+
+def name_words(name: str) -> list[str]:
+    """A name's words, lowercased: camel case, digits and underscores split.
+
+    >>> name_words("StudentAt"), name_words("roderickStrong"), name_words("F1Visa"), name_words("in_US")
+    (['student', 'at'], ['roderick', 'strong'], ['f', '1', 'visa'], ['in', 'us'])
+    """
+    return [
+        w.lower() for part in re.split(r"[_\W]+", plain(name)) for w in CAMEL_WORDS.findall(part)
+    ]
+
+
+@lru_cache(maxsize=50_000)
+def lemmas(word: str) -> frozenset[str]:
+    """`word` (lowercase) and every lemma English gives it, for any part of speech.
+
+    >>> sorted(lemmas("flies")), sorted(lemmas("led")), sorted(lemmas("lives"))
+    (['flies', 'fly'], ['lead', 'led'], ['life', 'live', 'lives'])
+    """
+    from lemminflect import getAllLemmas  # 0.3 s to import: only where alignment runs
+
+    found = {word}
+    for forms in getAllLemmas(word).values():
+        found.update(forms)
+    return frozenset(found)
+
+
+def content(words: list[str]) -> list[str]:
+    """The words that can ground a symbol: no function words, no one-letter words.
+
+    >>> content(["the", "kiwi", "can", "not", "fly", "s"])
+    ['kiwi', 'fly']
+    """
+    return [w for w in words if w not in FUNCTION_WORDS and (len(w) > 1 or w.isdigit())]
+
+
+def same_word(a: str, b: str) -> bool:
+    """Whether two lowercase words share a lemma, or one is a prefix-stem of the other (≥ 5).
+
+    FOLIO shortens and glues words (`Orgranic`, `Profession` for "professional"), so a shared
+    stem of five letters or more counts too.
+
+    >>> same_word("flies", "fly"), same_word("professional", "profession"), same_word("cat", "car")
+    (True, True, False)
+    """
+    if a == b or not lemmas(a).isdisjoint(lemmas(b)):
+        return True
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 5 and long.startswith(short)
