@@ -60,6 +60,11 @@ class Sentence:
         return not self.words
 
 
+#: Words that announce a classification: "there are three types of X: A, B, and C" is a rule
+#: (every X is an A, a B or a C), neither an ∃ nor a conjunction
+KINDS = frozenset({"type", "types", "kind", "kinds", "sort", "sorts", "category", "categories", "categorized", "categorised", "classified", "divided"})  # fmt: skip
+
+
 def read_sentence(text: str) -> Sentence:
     """The cues of `text`.
 
@@ -94,7 +99,8 @@ def read_sentence(text: str) -> Sentence:
     for i, w in enumerate(words[:-1]):
         nxt = words[i + 1]
         if w == "there" and nxt in ("is", "are", "was", "were", "exists", "exist"):
-            if words[i + 2 : i + 3] != ("no",):  # "there is no …" is universal
+            kinds = not KINDS.isdisjoint(words[i + 2 : i + 6])  # "there are six types of X"
+            if words[i + 2 : i + 3] != ("no",) and not kinds:  # "there is no …" is universal
                 existential.append(i)
         elif (w == "at" and nxt == "least") or (w == "a" and nxt == "few") or w == "several":
             existential.append(i)

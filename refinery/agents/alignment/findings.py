@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from refinery.agents.alignment.cues import NEGATION_WORDS, Sentence, read_sentence
+from refinery.agents.alignment.cues import KINDS, NEGATION_WORDS, Sentence, read_sentence
 from refinery.agents.alignment.drift import near
 from refinery.agents.alignment.shape import Atom, Shape
 from refinery.agents.alignment.words import (
@@ -285,6 +285,10 @@ def _connectives(s: Sentence, f: Shape) -> list[Mismatch]:
     # rule's subjects is a ∨ in its condition
     clause = next((i for i, w in enumerate(s.words) if w in _RELATIVE), len(s.words))
     plain_ors -= min(f.condition_ors, sum(1 for i in s.ands if i < clause))
+    if f.implications and (":" in s.text or not KINDS.isdisjoint(s.words)):
+        # "There are three types of X: A, B, and C" is ∀x (X(x) → A(x) ∨ B(x) ∨ C(x)): the
+        # "and" lists the kinds an X may be
+        plain_ors -= f.ors - f.condition_ors
     disjunctive = s.ors or s.either or s.unless or "whether" in s.words
     if plain_ors > 0 and not disjunctive:
         out.append(

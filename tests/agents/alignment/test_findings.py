@@ -220,6 +220,20 @@ def test_an_and_of_a_rules_subjects_may_be_an_or_in_its_condition() -> None:
     assert align_formula("∀x (Student(x) ∨ Teacher(x) → LibraryCardHolder(x))", sentence) == 0.0
 
 
+def test_a_list_of_kinds_is_an_or_in_a_rules_result_and_no_existential() -> None:
+    # "there are three types of X: A, B, and C": every X is an A, a B or a C
+    sentence = "There are three types of wild turkeys: Eastern, Osceola, and Gould's wild turkey."
+    fol = "∀x (WildTurkey(x) → Eastern(x) ∨ Osceola(x) ∨ Goulds(x))"
+    assert align_formula(fol, sentence) == 0.0
+    assert align_formula(fol.replace("∨", "∧"), sentence) == 0.0  # both readings occur
+    # a list of facts is still a conjunction, and "there are" still an ∃
+    assert _kinds("Season(spring) ∨ Season(summer)", "Spring and summer are seasons.") == [
+        ("and_as_or", 0.8)
+    ]
+    assert align_formula("∃x (Cat(x) ∧ Black(x))", "There are black cats.") == 0.0
+    assert _kinds("∀x (Cat(x) → Black(x))", "There are black cats.")[0][0] == "quantifier"
+
+
 def test_an_and_inside_a_relative_clause_is_no_list_of_subjects() -> None:
     # "who are tall and smart" asks both of one person: ∨ in the condition is wrong
     sentence = "People who are tall and smart win."
