@@ -31,6 +31,7 @@ _UNIVERSAL = frozenset(
 _EXISTENTIAL = frozenset(
     {"some", "someone", "somebody", "something", "somewhere", "exists", "exist"}
 )
+_GENERIC = frozenset({"someone", "somebody", "something"})
 _CONDITIONAL = frozenset({"if", "when", "whenever", "unless", "then", "provided"})
 
 
@@ -62,7 +63,7 @@ class Sentence:
 
 #: Words that announce a classification: "there are three types of X: A, B, and C" is a rule
 #: (every X is an A, a B or a C), neither an ∃ nor a conjunction
-KINDS = frozenset({"type", "types", "kind", "kinds", "sort", "sorts", "category", "categories", "categorized", "categorised", "classified", "divided"})  # fmt: skip
+KINDS = frozenset({"type", "types", "kind", "kinds", "genre", "genres", "sort", "sorts", "category", "categories", "categorized", "categorised", "classified", "divided"})  # fmt: skip
 
 
 def read_sentence(text: str) -> Sentence:
@@ -104,6 +105,14 @@ def read_sentence(text: str) -> Sentence:
                 existential.append(i)
         elif (w == "at" and nxt == "least") or (w == "a" and nxt == "few") or w == "several":
             existential.append(i)
+    existential = [
+        i
+        for i in existential
+        # "ghosts do not exist", "not directed by someone": a denied ∃ is a ∀¬
+        if not any(0 < i - n <= 3 for n in negations)
+        # "someone who does not own a car must …": anyone who
+        and not (words[i] in _GENERIC and words[i + 1 : i + 2] in (("who",), ("that",)))
+    ]
     neither_nor = " neither " in joined and " nor " in joined
     return Sentence(
         text=text,

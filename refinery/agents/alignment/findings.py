@@ -219,7 +219,8 @@ def _negative_wording(s: Sentence, f: Shape) -> bool:
 
 
 def _quantifier(s: Sentence, f: Shape) -> list[Mismatch]:
-    rule = bool(s.conditional)  # "if someone is angry, they yell": someone is anyone
+    # "if someone is angry, they yell", "someone who is angry yells": someone is anyone
+    rule = bool(s.conditional) or s.words[1:2] in (("who",), ("that",))
     some = [] if rule else [s.words[i] for i in s.existential]
     none = ("no", "none", "nobody", "nothing")
     every = [s.words[i] for i in s.universal if s.words[i] not in none]

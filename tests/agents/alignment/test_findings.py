@@ -234,6 +234,21 @@ def test_a_list_of_kinds_is_an_or_in_a_rules_result_and_no_existential() -> None
     assert _kinds("∀x (Cat(x) → Black(x))", "There are black cats.")[0][0] == "quantifier"
 
 
+@pytest.mark.parametrize(
+    ("fol", "sentence"),
+    [
+        ("∀x (¬Ghost(x))", "Ghosts do not exist."),  # a denied ∃ is ∀¬
+        ("∀x (¬(Directed(x, endGame) ∧ From(x, hongKong)))", "EndGame was not directed by someone from Hong Kong."),
+        ("∀x ∀y (¬Own(x, car) ∧ DriveTo(x, y) → Borrow(x, car))", "Someone who does not own a car to drive somewhere must borrow one."),
+        ("∀x (Painting(x) → History(x) ∨ Portrait(x) ∨ Still(x))", "Painting genres can be history, portrait, and still life."),
+    ],
+)  # fmt: skip
+def test_generic_and_denied_someone_and_a_list_of_genres_read_as_rules(
+    fol: str, sentence: str
+) -> None:
+    assert align_formula(fol, sentence) == 0.0
+
+
 def test_an_and_inside_a_relative_clause_is_no_list_of_subjects() -> None:
     # "who are tall and smart" asks both of one person: ∨ in the condition is wrong
     sentence = "People who are tall and smart win."
