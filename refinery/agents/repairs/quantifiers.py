@@ -9,6 +9,7 @@ negation in: `¬∀x (A(x) → B(x))` ("not every A is B") becomes `∀x (A(x) �
 
 from __future__ import annotations
 
+from refinery.agents.alignment.cues import read_sentence
 from refinery.agents.models import ErrorClass, Findings
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
@@ -35,7 +36,9 @@ def propose(findings: Findings) -> list[Candidate]:
             continue  # only ∀x (A ∧ B): "everything is an A" may be a "some" read as ∀
         wrong = Exists if "∃" in finding.symbols else Forall
         changes = _switches(text, formula, wrong)
-        if "→" in finding.symbols:  # ∃x (A → B): "some A are B" wants ∃x (A ∧ B)
+        said = read_sentence(findings.nl.get(finding.where, ""))
+        some = said.existential and not said.conditional  # not "if something …": a rule
+        if "→" in finding.symbols and some:  # ∃x (A → B): "some A are B" wants ∃x (A ∧ B)
             changes += [
                 (path, Exists(node.var, And((node.body.left, node.body.right))), [])
                 for path, node in nodes(formula)

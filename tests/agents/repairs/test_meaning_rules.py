@@ -147,15 +147,27 @@ def test_exists_where_the_sentence_says_every_becomes_forall() -> None:
 
 
 def test_exists_where_the_sentence_states_a_general_fact() -> None:
-    # no "all": the rule is likeliest, "some humans are mortal" (∃ with ∧) comes second
+    # no "some": a rule, and only a rule
     f = aligned(
         ["∃x (Human(x) → Mortal(x))", "Human(socrates)"],
         ["Humans are mortal.", "Socrates is a human."],
+    )
+    assert afters(quantifiers.propose(f)) == [[("premises[0]", "∀x (Human(x) → Mortal(x))")]]
+    # "some" may mean either: the rule first, "some humans are mortal" (∃ with ∧) second
+    f = aligned(
+        ["∃x (Human(x) → Mortal(x))", "Human(socrates)"],
+        ["Some humans are mortal.", "Socrates is a human."],
     )
     assert afters(quantifiers.propose(f)) == [
         [("premises[0]", "∀x (Human(x) → Mortal(x))")],
         [("premises[0]", "∃x (Human(x) ∧ Mortal(x))")],
     ]
+    # "if something …" is a rule even with its ∃: never ∃ with ∧
+    f = aligned(
+        ["∃y (Leg(y) ∧ Have(rex, y) → Jump(rex))", "Have(rex, leg1)"],
+        ["If something has a leg, it jumps.", "Rex has a leg."],
+    )
+    assert all("∧ Jump" not in after for c in afters(quantifiers.propose(f)) for _, after in c)
 
 
 @pytest.mark.parametrize(
