@@ -48,6 +48,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_evidence.py
 	$(PY) benchmarks/bench_refine.py
 	$(PY) benchmarks/bench_faithfulness.py
+	$(PY) benchmarks/bench_alignment.py
 	$(PY) benchmarks/bench_proofwriter.py
 
 lint: $(STAMP)
