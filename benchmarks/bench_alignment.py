@@ -77,19 +77,11 @@ def report(split: str, outcomes: list[Outcome], seconds: float, sample: int, see
     for o in sorted(picked, key=lambda o: o.id):
         worst = o.findings[0]
         where = worst.split(":", 1)[0]
-        sentence, formula = _at(o, where)
+        fol = [*o.refined_premises_fol, o.refined_conclusion_fol]
+        at = len(fol) - 1 if where == "conclusion" else int(where[len("premises[") : -1])
         print(f"\n{o.id}  [{o.gold_label}]  {worst}")
-        print(f"  NL : {sentence}")
-        print(f"  FOL: {formula}")
-
-
-def _at(o: Outcome, where: str) -> tuple[str, str]:
-    if where == "conclusion":
-        return o.conclusion, o.refined_conclusion_fol
-    i = int(where.removeprefix("premises[").rstrip("]"))
-    nl = o.premises[i] if i < len(o.premises) else ""
-    fol = o.refined_premises_fol[i] if i < len(o.refined_premises_fol) else ""
-    return nl, fol
+        print(f"  NL : {o.sentence(where)}")
+        print(f"  FOL: {fol[at]}")
 
 
 def main() -> int:

@@ -143,10 +143,12 @@ class Outcome:
         """Whether the item goes to the review queue: unresolved, or settled but misread."""
         return self.status is Status.NEEDS_REVIEW or self.reason is Reason.NL_MISMATCH
 
-    @property
-    def priority(self) -> float:
-        """How urgently a reviewer should look, in [0, 1]: a likely wrong label or a misread FOL."""
-        return round(max(1.0 - self.label_score, self.nl_mismatch_score), 2)
+    def sentence(self, where: str) -> str:
+        """The NL sentence of the formula at `where` (`premises[i]` or `conclusion`)."""
+        if where == "conclusion":
+            return self.conclusion
+        index = int(where.removeprefix("premises[").removesuffix("]"))
+        return self.premises[index] if index < len(self.premises) else ""
 
     def replace(self, **changes: Any) -> Outcome:
         """A copy with `changes` (fields by name)."""
@@ -243,15 +245,10 @@ def edit_rows(outcomes: Iterable[Outcome]) -> list[dict[str, Any]]:
                         "where": where,
                         "before": e["before"],
                         "after": e["after"],
-                        "nl": o.conclusion if where == "conclusion" else _premise(o, where),
+                        "nl": o.sentence(where),
                         "source": e["source"],
                         "error_class": e["error_class"],
                         "accepted": accepted,
                     }
                 )
     return rows
-
-
-def _premise(o: Outcome, where: str) -> str:
-    index = int(where.removeprefix("premises[").removesuffix("]"))
-    return o.premises[index] if index < len(o.premises) else ""

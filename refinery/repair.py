@@ -57,8 +57,7 @@ from refinery.check import (
 from refinery.datasets.records import Item
 from refinery.errors import ConfigError
 from refinery.labels import Label
-from refinery.logic.errors import SyntaxProblem
-from refinery.logic.parse import try_parse
+from refinery.logic.parse import parses
 from refinery.logic.syntax import Not
 from refinery.outcomes import Outcome, Reason, Status
 from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
@@ -368,10 +367,8 @@ class _Passed(NamedTuple):
 
 def _negates_all(edit: Edit) -> bool:
     """Whether `edit` only puts a ¬ around its whole formula."""
-    before, after = try_parse(edit.before), try_parse(edit.after)
-    if isinstance(before, SyntaxProblem) or isinstance(after, SyntaxProblem):
-        return False
-    return after.formula == Not(before.formula)
+    before = parses(edit.before)
+    return before is not None and parses(edit.after) == Not(before)
 
 
 def _refuted(rounds: list[dict[str, Any]], gold: Label | None) -> dict[str, set[str]]:

@@ -14,8 +14,7 @@ from refinery.agents.alignment import ISSUE, NAME_DRIFT, align_formula
 from refinery.agents.models import LLM_SOURCE, Edit, Findings
 from refinery.agents.repairs import MEANING_RULES
 from refinery.agents.repairs.near_names import TAG as NEAR_NAMES
-from refinery.logic.errors import SyntaxProblem
-from refinery.logic.parse import try_parse
+from refinery.logic.parse import parses
 from refinery.logic.syntax import Not, Pred
 
 AMBIGUOUS = "ambiguous: another edit of different meaning also proves the gold label"
@@ -51,11 +50,8 @@ def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: fl
 
 def _literal(text: str) -> bool:
     """Whether `text` is one atom, or its negation."""
-    parsed = try_parse(text)
-    if isinstance(parsed, SyntaxProblem):
-        return False
-    formula = parsed.formula.body if isinstance(parsed.formula, Not) else parsed.formula
-    return isinstance(formula, Pred)
+    formula = parses(text)
+    return isinstance(formula.body if isinstance(formula, Not) else formula, Pred)
 
 
 def read_edits(

@@ -290,6 +290,16 @@ def try_parse(text: str, *, field: str = "formula") -> Parsed | SyntaxProblem:
     return result
 
 
+def parses(text: str) -> Formula | None:
+    """The formula `text` denotes, or None when it does not parse.
+
+    >>> parses("P(a) ∧ Q(b)") is not None, parses("P(a) ∧")
+    (True, None)
+    """
+    result = try_parse(text)
+    return None if isinstance(result, SyntaxProblem) else result.formula
+
+
 def parse_formula(text: str, *, field: str = "formula") -> Parsed:
     """Parse `text` or raise `FolSyntaxError` naming `field`, line, column and expected tokens."""
     result = try_parse(text, field=field)

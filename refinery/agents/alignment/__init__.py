@@ -19,8 +19,7 @@ from refinery.agents.alignment.shape import shape_of
 from refinery.agents.alignment.sorts import swapped_arguments
 from refinery.agents.alignment.words import tokens
 from refinery.logic.analysis import occurrences
-from refinery.logic.errors import SyntaxProblem
-from refinery.logic.parse import try_parse
+from refinery.logic.parse import parses
 from refinery.logic.syntax import Formula
 
 #: A finding at or above this score blames its formula: the FOL, not the label, is in doubt.
@@ -77,8 +76,8 @@ def align(
 
     Formulas that do not parse, or have no sentence, are skipped: syntax is another check's job.
     """
-    parsed = {where: f for where, text in fol.items() if (f := _parse(text)) is not None}
-    story = [f for t in story_fol if (f := _parse(t)) is not None]
+    parsed = {where: f for where, text in fol.items() if (f := parses(text)) is not None}
+    story = [f for t in story_fol if (f := parses(t)) is not None]
     story_names = {
         (o.kind, o.name, o.arity) for f in (*parsed.values(), *story) for o in occurrences(f)
     }
@@ -99,14 +98,9 @@ def align(
 
 def align_formula(text: str, sentence: str, story_fol: Sequence[str] = ()) -> float:
     """The worst finding's score for one formula beside its sentence (1.0 if it does not parse)."""
-    if _parse(text) is None:
+    if parses(text) is None:
         return 1.0
     return align({"f": text}, {"f": sentence}, story_fol).score_of(["f"])
-
-
-def _parse(text: str) -> Formula | None:
-    result = try_parse(text)
-    return None if isinstance(result, SyntaxProblem) else result.formula
 
 
 def _drift(

@@ -17,7 +17,6 @@ from refinery.agents.repairs.edits import (
     RuleTag,
     TextEdit,
     parsed_fields,
-    parses,
     rewrite_item,
     shape,
     splice,
@@ -31,6 +30,7 @@ from refinery.agents.repairs.evidence import (
     sentence_words,
 )
 from refinery.logic.analysis import subformulas
+from refinery.logic.parse import parses
 from refinery.logic.syntax import And, Const, Formula, Or
 
 TAG = RuleTag("harmonize_arity", ErrorClass.ARITY_CONFLICT)

@@ -8,10 +8,10 @@ from refinery.agents.repairs.edits import (
     Candidate,
     RuleTag,
     make_edit,
-    parses,
 )
 from refinery.agents.repairs.evidence import BOTH_OR_NEITHER
 from refinery.logic.analysis import subformulas
+from refinery.logic.parse import parses
 from refinery.logic.syntax import Not, Pred, Xor
 
 TAG = RuleTag("both_or_neither_iff", ErrorClass.WRONG_CONNECTIVE)

@@ -17,7 +17,7 @@ from typing import assert_never
 from refinery.agents.models import Edit, ErrorClass, Findings, Where
 from refinery.logic.errors import SyntaxProblem
 from refinery.logic.lint import lint
-from refinery.logic.parse import try_parse
+from refinery.logic.parse import parses, try_parse
 from refinery.logic.printer import to_text
 from refinery.logic.rewrite import Path, at, replace
 from refinery.logic.syntax import (
@@ -51,16 +51,6 @@ class RuleTag:
 
     name: str
     error_class: ErrorClass
-
-
-def parses(text: str) -> Formula | None:
-    """The formula `text` denotes, or None when it does not parse.
-
-    >>> parses("P(a) ∧ Q(b)") is not None, parses("P(a) ∧")
-    (True, None)
-    """
-    result = try_parse(text)
-    return None if isinstance(result, SyntaxProblem) else result.formula
 
 
 def free_variable_count(f: Formula) -> int:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from refinery.agents.models import Findings, Where
-from refinery.agents.repairs.edits import parses
 from refinery.logic.analysis import subformulas
+from refinery.logic.parse import parses
 from refinery.logic.syntax import Const, Eq, Func, Pred, Term, Var
 
 # -- names, located in the text ---------------------------------------------------------------

@@ -21,7 +21,6 @@ from refinery.agents.repairs.edits import (
     joint,
     paren_pairs,
     parsed_fields,
-    parses,
     shape,
     splice,
 )
@@ -32,6 +31,7 @@ from refinery.agents.repairs.evidence import (
     quantifier_cue,
 )
 from refinery.logic.lint import lint
+from refinery.logic.parse import parses
 from refinery.logic.syntax import (
     And,
     Const,

@@ -30,7 +30,6 @@ from refinery.agents.repairs.edits import (
     joint,
     paren_chars,
     paren_pairs,
-    parses,
     shape,
     splice,
 )
@@ -42,7 +41,7 @@ from refinery.agents.repairs.evidence import (
 )
 from refinery.logic.analysis import subformulas
 from refinery.logic.errors import SyntaxProblem
-from refinery.logic.parse import try_parse
+from refinery.logic.parse import parses, try_parse
 from refinery.logic.syntax import Formula, Pred
 
 TAG = RuleTag("balance_parentheses", ErrorClass.UNBALANCED_PARENTHESES)

@@ -18,10 +18,10 @@ from refinery.agents.repairs.edits import (
     Candidate,
     RuleTag,
     make_edit,
-    parses,
     rewrite_node,
     unique_candidates,
 )
+from refinery.logic.parse import parses
 from refinery.logic.rewrite import Path
 from refinery.logic.syntax import Formula
 

@@ -20,7 +20,6 @@ from refinery.agents.repairs.edits import (
     edits_for,
     error_position,
     joint,
-    parses,
     splice,
 )
 from refinery.agents.repairs.evidence import item_vocabulary
@@ -30,7 +29,7 @@ from refinery.agents.repairs.parentheses import (
     paren_repairs,
 )
 from refinery.logic.errors import SyntaxProblem
-from refinery.logic.parse import try_parse
+from refinery.logic.parse import parses, try_parse
 
 TAG = RuleTag("fix_token_typos", ErrorClass.TOKEN_TYPO)
 
