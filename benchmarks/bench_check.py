@@ -3,7 +3,12 @@
 Prints, for both provers and N workers: total wall time, items/s, per-item median and p95, the
 share of time spent inside the provers, and every item that hit the budget with its cost. Then it
 re-runs only the stories whose items were all decided within budget and compares the wall time
-with (summed prover time ÷ workers) — the overhead target is ≤ 1.3×.
+with (summed prover time ÷ workers).
+
+It also measures its own floor in the same run: a bare loop of each process prover (E, Vampire
+when present) on a tiny problem gives the least a call can cost; the floor of the cold run is
+(Σ prover floor × that prover's calls + Z3's seconds) ÷ workers, and wall ÷ floor shows what the
+product adds on top of starting the provers (target ≤ 1.3).
 
 Usage: python benchmarks/bench_check.py [--workers 2] [--budget 5] [--data ../shared/data]
 """
@@ -11,22 +16,31 @@ Usage: python benchmarks/bench_check.py [--workers 2] [--budget 5] [--data ../sh
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from refinery import config
 from refinery.check import check_items
 from refinery.datasets.folio import load
+from refinery.prove.cache import TABLE
 from refinery.prove.verdict import Budget
 from refinery.summary import all_agree, category_counts, prover_agreement, seconds_per_item
+from vampire.backends import E_FLAGS
 from vampire.registry import build_provers, resolve_names
+from vampire.run import run_on_stdin
+
+TINY = "fof(p1, axiom, ![X]: (man(X) => mortal(X))).\nfof(p2, axiom, man(socrates)).\n"
+TINY_GOAL = TINY + "fof(goal, conjecture, mortal(socrates)).\n"
 
 BUDGET_STATUSES = {"Timeout", "ResourceOut"}
 
@@ -54,6 +68,32 @@ def _run(
 def _hit_budget(row: dict[str, Any], names: list[str]) -> bool:
     detail = json.loads(row["verdicts"] or "{}")
     return any(q["status"] in BUDGET_STATUSES for p in names for q in detail.get(p, {}).values())
+
+
+def _floor_call(name: str, path: str, rounds: int = 40) -> float:
+    """Median seconds of a bare prover call on a tiny problem (its command line as we run it)."""
+    argv = {
+        "eprover": [path, *E_FLAGS, "--cpu-limit=5"],
+        "vampire": [path, "--mode", "casc", "-t", "5", "--proof", "tptp"],
+    }[name]
+    times = []
+    for _ in range(rounds):
+        run = run_on_stdin(argv, TINY_GOAL, timeout=10)
+        times.append(run.elapsed)
+    return statistics.median(times)
+
+
+def _calls(cache: Path) -> tuple[Counter[str], float]:
+    """Prover calls the cold run made (one stored verdict each) and Z3's seconds in them."""
+    calls: Counter[str] = Counter()
+    z3_seconds = 0.0
+    with contextlib.closing(sqlite3.connect(cache)) as db:
+        for (text,) in db.execute(f"SELECT value FROM {TABLE}"):
+            value = json.loads(text)
+            calls[value["prover"]] += 1
+            if value["prover"] == "z3":
+                z3_seconds += value["elapsed"]
+    return calls, z3_seconds
 
 
 def _report(title: str, rows: list[dict[str, Any]], wall: float, workers: int) -> None:
@@ -107,6 +147,24 @@ def main() -> int:
     cache = Path(tempfile.mkdtemp(prefix="refinery-bench-")) / "verdicts.sqlite"
     rows, wall = _run(items, names, budget, args.workers, cache)
     _report("all items (cold: empty verdict cache)", rows, wall, args.workers)
+    calls, z3_seconds = _calls(cache)
+    floors = {
+        p.name: _floor_call(p.name, p.path)  # type: ignore[attr-defined]
+        for p in build_provers(names)
+        if p.name in ("eprover", "vampire")
+    }
+    floor = (sum(floors[p] * calls[p] for p in floors) + z3_seconds) / args.workers
+    print(
+        "prover calls          "
+        + ", ".join(f"{p} {n}" for p, n in sorted(calls.items()))
+        + f"; Z3 {z3_seconds:.2f} s"
+    )
+    print(
+        "bare call floor       "
+        + ", ".join(f"{p} {s * 1000:.2f} ms" for p, s in floors.items())
+        + " (tiny problem, median of 40)"
+    )
+    print(f"floor                 {floor:.2f} s; wall ÷ floor {wall / floor:.2f}  (target ≤ 1.3)")
     print(
         "categories            " + ", ".join(f"{k} {v}" for k, v in category_counts(rows).items())
     )

@@ -1,9 +1,10 @@
 """The check stage: parse, lint, ask every prover three questions, decide, categorise.
 
 Work is done per story, because the items of a story share their premises: the consistency of a
-premise set is asked once, identical questions are asked once (the negation of a conclusion
-``¬φ`` is asked as ``φ``, so "X" and "not X" share their two questions), and the Z3 backend
-answers all of a story's questions on one solver. Each prover's verdicts go through the
+premise set is asked once, and only where the directions leave the label open
+(`refinery.prove.decide.needs_consistency`); identical questions are asked once (the negation of
+a conclusion ``¬φ`` is asked as ``φ``, so "X" and "not X" share their two questions), and the Z3
+backend answers all of a story's questions on one solver. Each prover's verdicts go through the
 content-hash cache, so an unchanged item costs a lookup.
 
 Every row says why (`refinery.prove.evidence`): the premises each prover's proof used, and for
@@ -46,9 +47,9 @@ from refinery.logic.syntax import Formula
 from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
 from refinery.prove.cache import TABLE as VERDICT_TABLE
 from refinery.prove.cache import VerdictCache, problem_key
-from refinery.prove.decide import Agreement, combine, decide
+from refinery.prove.decide import Agreement, combine, decide, needs_consistency
 from refinery.prove.evidence import ModelVerdict, evidence_detail, evidence_lines, wanted_models
-from refinery.prove.verdict import Budget, ModelFinder, Problem, Prover, Verdict
+from refinery.prove.verdict import Budget, ModelFinder, Problem, Prover, Status, Verdict
 from refinery.store import JsonStore, this_host, worker_view
 
 #: Item categories, in the order they are tested: the first that applies wins.
@@ -189,6 +190,14 @@ class Checker:
             self.cache.put_many(zip((keys[i] for i in missing), fresh, strict=True))
         return [v for v in out if v is not None]
 
+    def _asks_consistency(self, pos: Status, neg: Status) -> bool:
+        """Ask whether the premises are consistent only where the answer can matter: where
+        the directions leave the label open, or (with evidence) to show a contradiction
+        between the premises alone, which explains an inconsistent item best."""
+        if needs_consistency(pos, neg):
+            return True
+        return self.evidence and decide(Status.NOT_ASKED, pos, neg) is Label.INCONSISTENT
+
     def check_story(self, items: Sequence[Item]) -> list[dict[str, Any]]:
         """One row per item, in the given order."""
         started = time.perf_counter()
@@ -202,21 +211,20 @@ class Checker:
         sharing: dict[str, int] = {}  # how many items share the item's consistency question
         for axioms, members in groups.items():
             sharing.update((m.item.id, len(members)) for m in members)
-            goals: list[Formula | None] = [None]
-            for m in members:
-                assert m.conclusion is not None
-                goals += [m.conclusion, negation(m.conclusion)]
+            conclusions = [m.conclusion for m in members if m.conclusion is not None]
+            goals: list[Formula | None] = []
+            for c in conclusions:
+                goals += [c, negation(c)]
             unique = list(dict.fromkeys(goals))
             for prover in self.provers:
                 answers = dict(zip(unique, self._ask(prover, axioms, unique), strict=True))
-                for m in members:
-                    c = m.conclusion
-                    assert c is not None
-                    verdicts.setdefault(m.item.id, {})[prover.name] = (
-                        answers[None],
-                        answers[c],
-                        answers[negation(c)],
-                    )
+                directions = [(answers[c], answers[negation(c)]) for c in conclusions]
+                if any(self._asks_consistency(pos.status, neg.status) for pos, neg in directions):
+                    consistency = self._ask(prover, axioms, [None])[0]
+                else:
+                    consistency = _not_asked(prover)
+                for m, (pos, neg) in zip(members, directions, strict=True):
+                    verdicts.setdefault(m.item.id, {})[prover.name] = (consistency, pos, neg)
         elapsed = (time.perf_counter() - started) / max(1, len(items))
         return [
             self._row(p, verdicts.get(p.item.id, {}), sharing.get(p.item.id, 1), elapsed)
@@ -302,6 +310,11 @@ class Checker:
         why = evidence_detail(per_prover, models) if self.evidence else {}
         row["evidence_detail"] = json.dumps(why, ensure_ascii=False)
         return row
+
+
+def _not_asked(prover: Prover) -> Verdict:
+    """The verdict of a skipped consistency question: no work done, so it counts as cached."""
+    return Verdict(prover.name, Status.NOT_ASKED, 0.0, version=prover.version(), cached=True)
 
 
 def categorise(

@@ -5,9 +5,14 @@ A crash mid-write leaves the previous file (or none), never half of a new one.
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
+import json
 import os
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +47,112 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> Path
     return atomic_write(path, write)
 
 
-def write_table(rows: Sequence[dict[str, Any]], out_dir: Path, stem: str) -> tuple[Path, Path]:
-    """Write rows as `<stem>.parquet` and `<stem>.csv` (UTF-8) in `out_dir`, atomically."""
-    import pandas as pd  # not at module level: the review commands must start fast
+@dataclass(frozen=True, slots=True)
+class Written:
+    """Where `write_table` put a table, and whether it wrote it (False: it was unchanged)."""
 
-    frame = pd.DataFrame(list(rows))
-    parquet = atomic_write(
-        out_dir / f"{stem}.parquet", lambda tmp: frame.to_parquet(tmp, index=False)
+    parquet: Path
+    csv: Path
+    written: bool
+
+
+def write_table(
+    rows: Sequence[dict[str, Any]], out_dir: Path, stem: str, *, volatile: Sequence[str] = ()
+) -> Written:
+    """Write rows as `<stem>.parquet` and `<stem>.csv` (UTF-8) in `out_dir`, atomically.
+
+    Columns are every key in first-seen order (a row without one holds null / an empty cell).
+    A column's type comes from its values: bool, int64, float64 (ints and floats), string.
+
+    When both files are as this function last wrote them, for rows equal to these but for the
+    `volatile` columns, nothing is written (a re-run on unchanged data then skips loading
+    pyarrow, which costs it most of its time): a sidecar `.<stem>.digest` keeps the rows'
+    digest and both files' sizes and modification times.
+
+    Raises:
+        ValueError: a column mixes text, numbers or truth values.
+    """
+    parquet, csv_path, sidecar = (out_dir / f"{stem}.parquet", out_dir / f"{stem}.csv",
+                                  out_dir / f".{stem}.digest")  # fmt: skip
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    kept = [c for c in columns if c not in volatile]
+    digest = hashlib.sha256(
+        json.dumps([columns, [[row.get(c) for c in kept] for row in rows]], default=str).encode()
+    ).hexdigest()
+    if _stamp(digest, parquet, csv_path) == _read(sidecar):
+        return Written(parquet, csv_path, written=False)
+    import pyarrow.parquet as pq
+
+    table = _arrow_table(rows, columns)
+    atomic_write(parquet, lambda tmp: pq.write_table(table, tmp))
+
+    def write_csv(tmp: Path) -> None:
+        with tmp.open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(columns)
+            writer.writerows([_cell(row.get(c)) for c in columns] for row in rows)
+
+    atomic_write(csv_path, write_csv)
+    atomic_write_text(sidecar, _stamp(digest, parquet, csv_path))
+    return Written(parquet, csv_path, written=True)
+
+
+def _stamp(digest: str, *files: Path) -> str:
+    """The rows' digest and each file's size and mtime ("" when a file is missing)."""
+    try:
+        stats = [(f.stat().st_size, f.stat().st_mtime_ns) for f in files]
+    except FileNotFoundError:
+        return ""
+    return json.dumps([digest, stats])
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _arrow_table(rows: Sequence[dict[str, Any]], columns: list[str]) -> Any:
+    """The rows as a pyarrow Table, built by pyarrow's JSON reader under an explicit schema.
+
+    Not `pyarrow.array` on Python lists, and not pandas: pyarrow's array builders import pandas
+    to look for its types, which costs a short run (a warm `check`) most of its time.
+    """
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    schema = pa.schema([(c, _arrow_type(c, [row.get(c) for row in rows], pa)) for c in columns])
+    if not rows:
+        return schema.empty_table()
+    lines = (json.dumps({c: row.get(c) for c in columns}, ensure_ascii=False) for row in rows)
+    data = "\n".join(lines).encode("utf-8")
+    return pj.read_json(
+        io.BytesIO(data),
+        read_options=pj.ReadOptions(block_size=len(data) + 1, use_threads=False),
+        parse_options=pj.ParseOptions(explicit_schema=schema),
     )
-    csv = atomic_write(out_dir / f"{stem}.csv", lambda tmp: frame.to_csv(tmp, index=False))
-    return parquet, csv
+
+
+def _arrow_type(column: str, values: list[Any], pa: Any) -> Any:
+    kinds = {_KINDS.get(type(v), "other") for v in values if v is not None}
+    if kinds == {"int", "float"}:
+        return pa.float64()
+    if len(kinds) > 1 or "other" in kinds:
+        raise ValueError(f"column {column!r} mixes {', '.join(sorted(kinds))}")
+    kind = kinds.pop() if kinds else "null"
+    return {
+        "bool": pa.bool_(),
+        "int": pa.int64(),
+        "float": pa.float64(),
+        "str": pa.string(),
+        "null": pa.null(),
+    }[kind]
+
+
+_KINDS = {bool: "bool", int: "int", float: "float", str: "str"}
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: null is an empty cell (as pandas writes it)."""
+    return "" if value is None else value

@@ -13,9 +13,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
@@ -61,6 +59,10 @@ def run_stories(stories: Sequence[S], run: Callable[[list[S]], R], *, workers: i
         for story in stories:
             yield run([story])
         return
+    # here, not at the top: a run answered from the cache starts no pool and pays no import
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing import get_context
+
     with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
         futures = [pool.submit(run, [story]) for story in stories]
         for future in as_completed(futures):

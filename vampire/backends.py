@@ -7,7 +7,7 @@ binary, so a call costs one subprocess. Undecided problems, timeouts and crashes
 `ProverUnavailable`.
 
 Evidence: both provers print the proof of an unsatisfiable question in TPTP, quoting the input
-statements it used (`file('problem.p', p3)`); those become the verdict's `core` (axiom `pN` is
+statements it used (`file('<stdin>', p3)`, Vampire `file(unknown,p3)`); those become the verdict's `core` (axiom `pN` is
 index N-1). Vampire also finds small finite models (`find_model`, its finite model builder).
 """
 
@@ -24,20 +24,25 @@ from collections.abc import Sequence
 from refinery.errors import ProverUnavailable
 from refinery.prove.verdict import Budget, Problem, Status, Verdict
 from vampire.fmb import parse_finite_model
-from vampire.problem import PROBLEM_FILE, tptp_text
-from vampire.run import RunResult, run_on_file
+from vampire.problem import tptp_text
+from vampire.run import RunResult, run_on_stdin
 from vampire.szs import SzsResult, parse_szs
 
 GRACE_SECONDS = 1.0  # wall-clock margin over the prover's own limit before we kill it
 TAIL_CHARS = 2000  # how much output an undecided verdict keeps for diagnosis
 _VERSION_TIMEOUT = 10.0
 
-# E: `--satauto-schedule` runs E's strategy schedule without SInE axiom pruning, so a
-# saturation really shows (counter)satisfiability: half of our questions need
-# CounterSatisfiable/Satisfiable, not just proofs. `--tstp-format` reads and writes TPTP-3
-# (`--tptp-format` would mean TPTP-2), `-s` drops the clause trace, and `-p` makes E print the
-# SZS output block: the saturation that witnesses (counter)satisfiability, or the refutation.
-E_FLAGS: tuple[str, ...] = ("--satauto-schedule", "--tstp-format", "-s", "-p")
+# E: `--auto` runs one strategy E picks for the problem, in one process; `--tstp-format` reads
+# and writes TPTP-3 (`--tptp-format` would mean TPTP-2), `-s` drops the clause trace, and `-p`
+# makes E print the SZS output block: the saturation that witnesses (counter)satisfiability, or
+# the refutation. `--auto` may prune axioms (SInE) and then cannot show (counter)satisfiability:
+# it says GaveUp, and the question is asked again with `E_COMPLETE_FLAGS`, the strategy schedule
+# without pruning (complete, but it forks a worker per call: measured on FOLIO v2 and
+# ProofWriter, `--auto` gives the same labels at about two thirds of the cost per call).
+E_FLAGS: tuple[str, ...] = ("--auto", "--tstp-format", "-s", "-p")
+E_COMPLETE_FLAGS: tuple[str, ...] = ("--satauto-schedule", "--tstp-format", "-s", "-p")
+#: the least time worth a second, complete attempt after `--auto` gave up
+_RETRY_SECONDS = 0.5
 
 
 class _TptpProver:
@@ -66,14 +71,12 @@ class _TptpProver:
         return self._run(problem, budget, self.arguments(problem, prover_seconds(budget)))
 
     def _run(self, problem: Problem, budget: Budget, arguments: list[str]) -> Verdict:
+        """One prover process, the problem on its standard input (no file, no directory)."""
         path = self._require()
         seconds = prover_seconds(budget)
         try:
-            run = run_on_file(
-                [path, *arguments],
-                tptp_text(problem),
-                timeout=seconds + GRACE_SECONDS,
-                filename=PROBLEM_FILE,
+            run = run_on_stdin(
+                [path, *arguments], tptp_text(problem), timeout=seconds + GRACE_SECONDS
             )
         except OSError as exc:  # removed or broken since resolution
             raise ProverUnavailable(f"{self.name}: cannot run {path}: {exc}") from exc
@@ -105,8 +108,21 @@ class EProver(_TptpProver):
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         super().__init__(resolve_eprover(path))
 
+    def check(self, problem: Problem, budget: Budget) -> Verdict:
+        """`--auto` first; where it gave up (it may have pruned axioms), the complete schedule
+        with what is left of the budget. The verdict's `elapsed` covers both runs."""
+        first = super().check(problem, budget)
+        left = budget.seconds - first.elapsed
+        if first.status is not Status.GAVE_UP or left < _RETRY_SECONDS:
+            return first
+        retry = Budget(left, budget.rlimit)
+        second = self._run(
+            problem, retry, [*E_COMPLETE_FLAGS, f"--cpu-limit={prover_seconds(retry)}"]
+        )
+        return dataclasses.replace(second, elapsed=first.elapsed + second.elapsed)
+
     def arguments(self, problem: Problem, seconds: int) -> list[str]:
-        # E's limit is CPU time; run_on_file's wall-clock cap (+ grace) covers a loaded machine.
+        # E's limit is CPU time; the runner's wall-clock cap (+ grace) covers a loaded machine.
         return [*E_FLAGS, f"--cpu-limit={seconds}"]
 
     def _hint(self) -> str:

@@ -22,9 +22,9 @@ _OUTPUT_BLOCK = re.compile(
     r"^[%#]+[ \t]*SZS output start[ \t]+(\w+)[^\n]*\n(.*?)^[%#]+[ \t]*SZS output end\b",
     re.MULTILINE | re.DOTALL,
 )
-# An input formula quoted in a TPTP proof: `file('problem.p', p3)` (E; Vampire with
-# --output_axiom_names on). The name is the problem's own statement name.
-_INPUT_NAME = re.compile(r"\bfile\(\s*'[^']*'\s*,\s*(\w+)\s*\)")
+# An input formula quoted in a TPTP proof: `file('<stdin>', p3)` (E), `file(unknown,p3)` (Vampire
+# with --output_axiom_names on, reading stdin). The name is the problem's own statement name.
+_INPUT_NAME = re.compile(r"\bfile\(\s*(?:'[^']*'|\w+)\s*,\s*(\w+)\s*\)")
 
 # SZS ontology words → our statuses. Subclasses of a success status map to it (e.g.
 # Equivalent ⊂ Theorem); anything not listed is ERROR, never a guess.

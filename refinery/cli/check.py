@@ -68,9 +68,13 @@ def run(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - started
     first = rows[0]
     out = args.out or Path(config.DEFAULT_RUNS_DIR) / first["dataset"] / first["split"] / "check"
-    parquet, csv = write_table(rows, out, "verdicts")
+    # whether a row came from the cache does not make its verdicts new
+    table = write_table(rows, out, "verdicts", volatile=("cached",))
     _print_summary(rows, names, wall, console)
-    console.print(f"wrote {parquet} and {csv}")
+    if table.written:
+        console.print(f"wrote {table.parquet} and {table.csv}")
+    else:
+        console.print(f"verdicts unchanged: {table.parquet} and {table.csv} left as they are")
     return 0
 
 

@@ -8,6 +8,10 @@ For one prover, three questions are asked of an item:
 `decide` turns those into True / False / Uncertain / Inconsistent, or Unknown whenever the
 answer depends on a question a prover did not settle (timeout, gave up, error): Unknown is never
 silently reported as Uncertain. `combine` merges two provers' labels; they must agree.
+
+The consistency question is asked only when the two direction answers leave it open
+(`needs_consistency`): a counter-satisfiable direction already shows the premises have a model,
+and a contradiction already shows they have none. The skipped question's status is NOT_ASKED.
 """
 
 from __future__ import annotations
@@ -52,6 +56,24 @@ def decide(axioms: Status, pos: Status, neg: Status) -> Label:
     if pos is Status.COUNTER_SATISFIABLE and neg is Status.COUNTER_SATISFIABLE:
         return Label.UNCERTAIN
     return Label.UNKNOWN
+
+
+def needs_consistency(pos: Status, neg: Status) -> bool:
+    """Whether `decide` can depend on the consistency answer, given the two directions.
+
+    It cannot when a direction is counter-satisfiable (its countermodel is a model of the
+    premises, so a sound prover cannot find them unsatisfiable), or when the answers already
+    show a contradiction (contradictory axioms, or both directions theorems). In those cases
+    `decide(NOT_ASKED, pos, neg)` is the label any sound consistency answer would give.
+
+    >>> needs_consistency(Status.THEOREM, Status.COUNTER_SATISFIABLE)
+    False
+    >>> needs_consistency(Status.THEOREM, Status.TIMEOUT)
+    True
+    """
+    if Status.COUNTER_SATISFIABLE in (pos, neg) or Status.CONTRADICTORY_AXIOMS in (pos, neg):
+        return False
+    return not (pos is Status.THEOREM and neg is Status.THEOREM)
 
 
 class Agreement(StrEnum):

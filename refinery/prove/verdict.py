@@ -10,6 +10,8 @@ Questions and the statuses that answer them:
 - with a conjecture ("do the axioms entail it?"): THEOREM or COUNTER_SATISFIABLE, or
   CONTRADICTORY_AXIOMS when a backend can tell the axioms alone are unsatisfiable;
 - either: TIMEOUT, GAVE_UP, RESOURCE_OUT, ERROR.
+
+NOT_ASKED marks a consistency question the check skipped (see `refinery.prove.decide`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ class Status(StrEnum):
     GAVE_UP = "GaveUp"
     RESOURCE_OUT = "ResourceOut"
     ERROR = "Error"
+    #: never a prover's answer: the check did not ask, because the other answers settle the
+    #: label (`refinery.prove.decide.needs_consistency`)
+    NOT_ASKED = "NotAsked"
 
     @property
     def is_definitive(self) -> bool:

@@ -366,8 +366,10 @@ def _sparse_model(
             core = solver.unsat_core()
             if len(core) == 0:
                 break
-            given_up = str(core[0])  # one of these atoms must hold; give up one per step
-            assumed = [a for a in assumed if str(a) != given_up]
+            # one of these atoms must hold; give up one per step (Z3 shares equal terms, so
+            # ids compare them without printing each one)
+            given_up = core[0].get_id()
+            assumed = [a for a in assumed if a.get_id() != given_up]
         return dense  # out of time, or Z3 could not tell: the model as first found
     finally:
         solver.pop()

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from refinery.labels import Label
-from refinery.prove.decide import Agreement, combine, decide
+from refinery.prove.decide import Agreement, combine, decide, needs_consistency
 from refinery.prove.verdict import Status
 
 S = Status
@@ -47,6 +47,51 @@ def test_truth_needs_known_consistency() -> None:
     assert decide(S.GAVE_UP, S.THEOREM, S.COUNTER_SATISFIABLE) is Label.TRUE
     assert decide(S.GAVE_UP, S.THEOREM, S.GAVE_UP) is Label.UNKNOWN
     assert decide(S.SATISFIABLE, S.TIMEOUT, S.THEOREM) is Label.FALSE
+
+
+ANSWERS = [s for s in Status if s is not S.NOT_ASKED]  # the nine a prover can give
+
+
+def coherent(axioms: Status, pos: Status, neg: Status) -> bool:
+    """Whether a sound prover can give these three answers about the same premises: never
+    evidence of a model (a satisfiable or counter-satisfiable answer) beside evidence that
+    there is none (unsatisfiable, contradictory axioms, both directions theorems)."""
+    model = axioms is S.SATISFIABLE or S.COUNTER_SATISFIABLE in (pos, neg)
+    none = (
+        axioms is S.UNSATISFIABLE
+        or S.CONTRADICTORY_AXIOMS in (pos, neg)
+        or (pos is S.THEOREM and neg is S.THEOREM)
+    )
+    return not (model and none)
+
+
+def test_skipping_the_consistency_question_never_changes_a_label() -> None:
+    """On all 729 combinations of real answers: where the directions do not need the
+    consistency answer, deciding without it gives what deciding with it gives, unless the
+    prover contradicted itself."""
+    combos = list(itertools.product(ANSWERS, repeat=3))
+    assert len(combos) == 729
+    skipped = differ = 0
+    for axioms, pos, neg in combos:
+        if needs_consistency(pos, neg):
+            continue
+        skipped += 1
+        if decide(S.NOT_ASKED, pos, neg) is not decide(axioms, pos, neg):
+            assert not coherent(axioms, pos, neg), (axioms, pos, neg)
+            differ += 1
+    # the directions settle 33 of the 81 (pos, neg) pairs (a counter-satisfiable or
+    # contradictory-axioms side: 81 - 7 * 7, and Theorem/Theorem), for each of 9 answers
+    assert skipped == 33 * 9
+    # only where a prover found the premises unsatisfiable and also a model of them (a
+    # counter-satisfiable direction): 15 combinations
+    assert differ == 15
+
+
+@pytest.mark.parametrize(("pos", "neg"), list(itertools.product(ANSWERS, repeat=2)))
+def test_an_open_pair_really_depends_on_the_consistency_answer(pos: Status, neg: Status) -> None:
+    """The question is asked only when some coherent consistency answer changes the label."""
+    labels = {decide(a, pos, neg) for a in ANSWERS if coherent(a, pos, neg)}
+    assert needs_consistency(pos, neg) is (len(labels) > 1)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """EProver and VampireProver: argv, binary resolution, verdict mapping, the runner, real provers.
 
 Where only the command line and the output mapping matter, a fake shell script stands in for the
-binary: it records its argv, cwd, pid and problem file and prints canned output. Tests marked
+binary: it records its argv, cwd, pid and the problem it read on stdin and prints canned output. Tests marked
 `prover` run the real E and the real Vampire (`vampire_path`: $VAMPIRE_PATH or
 ../shared/bin/vampire; those skip, saying so, without one).
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from refinery.logic.syntax import Const, Forall, Formula, Implies, Not, Or, Pred
 from refinery.prove.verdict import Budget, Problem, Prover, Status
 from vampire import backends
 from vampire.backends import (
+    E_COMPLETE_FLAGS,
     E_FLAGS,
     GRACE_SECONDS,
     EProver,
@@ -31,7 +33,7 @@ from vampire.backends import (
 )
 from vampire.problem import tptp_text
 from vampire.registry import default_tptp_prover, tptp_backends
-from vampire.run import RunResult, run_on_file
+from vampire.run import RunResult, run_on_file, run_on_stdin
 
 x = Var("x")
 MORTAL = (
@@ -102,8 +104,7 @@ if [ "$1" = "--version" ]; then
   exit 0
 fi
 printf '%s\\n' "$@" > {d}/argv
-for last; do :; done
-cp "$last" {d}/problem.p
+cat > {d}/problem.p
 pwd > {d}/cwd
 echo $$ > {d}/pid
 {hang_lines}cat {d}/stdout
@@ -160,7 +161,7 @@ def test_vampire_resolves_from_env_and_builds_casc_argv(
     assert prover.path == str(fake.path)
     assert prover.available()
     verdict = prover.check(THEOREM, Budget(seconds=2.5))
-    assert fake.argv() == [*VAMPIRE_ARGS[:2], "-t", "3", *VAMPIRE_ARGS[2:], "problem.p"]
+    assert fake.argv() == [*VAMPIRE_ARGS[:2], "-t", "3", *VAMPIRE_ARGS[2:]]
     assert fake.problem() == tptp_text(THEOREM)
     assert verdict.prover == "vampire"
     assert verdict.status is Status.THEOREM
@@ -175,7 +176,7 @@ def test_vampire_consistency_question_uses_model_finding_mode(tmp_path: Path) ->
     fake = make_fake(tmp_path, stdout=VAMPIRE_MODEL)
     verdict = VampireProver(fake.path).check(SATISFIABLE, Budget(seconds=4))
     assert fake.argv() == [
-        *VAMPIRE_ARGS[:2], "--intent", "sat", "-t", "4", *VAMPIRE_ARGS[2:], "problem.p"
+        *VAMPIRE_ARGS[:2], "--intent", "sat", "-t", "4", *VAMPIRE_ARGS[2:]
     ]  # fmt: skip
     assert "conjecture" not in fake.problem()
     assert verdict.status is Status.SATISFIABLE
@@ -263,15 +264,13 @@ def test_hanging_prover_times_out_and_its_whole_group_dies(tmp_path: Path) -> No
     assert group_gone(child)  # the background worker was in the group too
 
 
-def test_each_call_gets_a_fresh_directory_that_is_removed(tmp_path: Path) -> None:
+def test_the_problem_goes_on_stdin_and_no_directory_is_made(tmp_path: Path) -> None:
     fake = make_fake(tmp_path)
-    prover = VampireProver(fake.path)
-    prover.check(THEOREM, Budget(1))
-    first = Path((fake.log / "cwd").read_text().strip())
-    prover.check(THEOREM, Budget(1))
-    second = Path((fake.log / "cwd").read_text().strip())
-    assert first != second
-    assert not first.exists() and not second.exists()
+    before = set(Path(tempfile.gettempdir()).glob("refinery-prover-*"))
+    VampireProver(fake.path).check(THEOREM, Budget(1))
+    assert "fof(goal, conjecture," in fake.problem()  # read from stdin: no file argument
+    assert Path((fake.log / "cwd").read_text().strip()) == Path.cwd()
+    assert set(Path(tempfile.gettempdir()).glob("refinery-prover-*")) == before
 
 
 def test_binary_removed_after_resolution_raises_unavailable(tmp_path: Path) -> None:
@@ -288,17 +287,21 @@ def test_binary_removed_after_resolution_raises_unavailable(tmp_path: Path) -> N
 def test_eprover_argv(tmp_path: Path) -> None:
     fake = make_fake(tmp_path, "eprover", stdout="% SZS status CounterSatisfiable\n")
     verdict = EProver(fake.path).check(COUNTER_SATISFIABLE, Budget(seconds=2.1))
-    assert fake.argv() == [
-        "--satauto-schedule",
-        "--tstp-format",
-        "-s",
-        "-p",
-        "--cpu-limit=3",
-        "problem.p",
-    ]
+    assert fake.argv() == ["--auto", "--tstp-format", "-s", "-p", "--cpu-limit=3"]
     assert list(E_FLAGS) == fake.argv()[:4]
     assert verdict.prover == "eprover"
     assert verdict.status is Status.COUNTER_SATISFIABLE
+
+
+def test_eprover_asks_the_complete_schedule_where_auto_gave_up(tmp_path: Path) -> None:
+    """`--auto` may prune axioms; a GaveUp is asked again without pruning, in the time left."""
+    fake = make_fake(tmp_path, "eprover", stdout="% SZS status GaveUp\n")
+    verdict = EProver(fake.path).check(COUNTER_SATISFIABLE, Budget(seconds=3))
+    assert fake.argv() == [*E_COMPLETE_FLAGS, "--cpu-limit=3"]  # the second run's command line
+    assert verdict.status is Status.GAVE_UP
+    decided = make_fake(tmp_path / "decided", "eprover", stdout="% SZS status Theorem\n")
+    EProver(decided.path).check(COUNTER_SATISFIABLE, Budget(seconds=3))
+    assert decided.argv()[0] == "--auto"  # a decided first answer is not asked again
 
 
 def test_eprover_from_env_and_explicit_path_wins(
@@ -400,6 +403,28 @@ def test_runner_passes_arguments_verbatim_and_decodes_bad_bytes(tmp_path: Path) 
     run = run_on_file([str(script), "a b; rm -rf /"], "fof(p1, axiom, p).\n", timeout=5)
     assert run.stdout.startswith("a b; rm -rf /|problem.p|")
     assert "\ufffd" in run.stdout and run.stdout.endswith("fof(p1, axiom, p).\n")
+    assert not run.timed_out and run.returncode == 0
+
+
+def test_stdin_runner_passes_a_problem_larger_than_a_pipe_both_ways() -> None:
+    text = "".join(f"fof(p{i}, axiom, p{i}).\n" for i in range(60_000))  # ~1.5 MB
+    run = run_on_stdin(["cat"], text, timeout=20)
+    assert run.stdout == text and not run.timed_out and run.returncode == 0
+
+
+def test_stdin_runner_keeps_what_a_killed_prover_wrote(tmp_path: Path) -> None:
+    script = tmp_path / "slow"
+    script.write_text("#!/bin/sh\necho '% SZS status Theorem'\nsleep 30\n")
+    script.chmod(0o755)
+    started = time.monotonic()
+    run = run_on_stdin([str(script)], "fof(p1, axiom, p).\n", timeout=0.5)
+    assert run.timed_out and time.monotonic() - started < 3
+    assert run.stdout == "% SZS status Theorem\n"
+    assert group_gone(run.pid)
+
+
+def test_stdin_runner_ignores_a_prover_that_does_not_read_its_input() -> None:
+    run = run_on_stdin(["true"], "x" * 1_000_000, timeout=5)
     assert not run.timed_out and run.returncode == 0
 
 
@@ -516,14 +541,14 @@ def test_real_e_model_mentions_the_symbols(eprover: EProver) -> None:
 
 def _spy_runs(monkeypatch: pytest.MonkeyPatch) -> list[RunResult]:
     runs: list[RunResult] = []
-    real: Callable[..., RunResult] = run_on_file
+    real: Callable[..., RunResult] = run_on_stdin
 
     def spy(*args: object, **kwargs: object) -> RunResult:
         result = real(*args, **kwargs)
         runs.append(result)
         return result
 
-    monkeypatch.setattr(backends, "run_on_file", spy)
+    monkeypatch.setattr(backends, "run_on_stdin", spy)
     return runs
 
 
@@ -543,7 +568,7 @@ def test_real_hard_problem_stops_within_budget(
 def test_real_e_is_killed_at_the_wall_clock_cap(eprover: EProver) -> None:
     # E would happily use its 60 CPU seconds; the runner's cap must stop E and its workers.
     assert eprover.path is not None
-    argv = [eprover.path, *E_FLAGS, "--cpu-limit=60"]
+    argv = [eprover.path, *E_COMPLETE_FLAGS, "--cpu-limit=60"]
     run = run_on_file(argv, tptp_text(pigeonhole(10)), timeout=1.0)
     assert run.timed_out
     assert run.elapsed < 1.0 + 1.5

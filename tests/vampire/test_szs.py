@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from refinery.prove.verdict import Status
-from vampire.backends import E_FLAGS, EProver
+from vampire.backends import E_COMPLETE_FLAGS, E_FLAGS, EProver
 from vampire.run import run_on_file
 from vampire.szs import SZS_WORDS, parse_szs
 
@@ -50,7 +50,7 @@ E_CAPTURES: dict[str, tuple[str, tuple[str, ...], int]] = {
     "e35_satisfiable": (SATISFIABLE, E_FLAGS, 5),
     "e35_unsatisfiable": (UNSATISFIABLE, E_FLAGS, 5),
     "e35_contradictory_axioms": (CONTRADICTORY, E_FLAGS, 5),
-    "e35_gaveup_schedule": (pigeonhole(9), E_FLAGS, 1),
+    "e35_gaveup_schedule": (pigeonhole(9), E_COMPLETE_FLAGS, 1),
     "e35_resourceout_auto": (pigeonhole(9), ("--auto", "--tstp-format", "-s", "-p"), 1),
 }
 
@@ -211,3 +211,15 @@ def test_captured_e_outputs_match_live_e(name: str, update_golden: bool) -> None
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(run.stdout, encoding="utf-8")
     assert parse_szs(run.stdout).status is parse_szs(_read(name)).status is EXPECTED[name][0]
+
+
+def test_inputs_used_from_a_proof_of_a_problem_read_on_stdin() -> None:
+    """E quotes `file('<stdin>', p1)`, Vampire `file(unknown,p1)`: both name the statements."""
+    for quoted in ("file('<stdin>', p1)", "file(unknown,p1)"):
+        other = quoted.replace("p1", "p3")
+        proof = (
+            "% SZS status Theorem\n% SZS output start CNFRefutation\n"
+            f"fof(f1, axiom, q, {quoted}).\nfof(f2, axiom, r, {other}).\n"
+            "% SZS output end CNFRefutation\n"
+        )
+        assert parse_szs(proof).inputs_used == ("p1", "p3")

@@ -1,0 +1,75 @@
+"""The verdict files: what `write_table` writes reads back as it was given, in both formats."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from refinery.outputs import write_table
+
+ROWS = [
+    {"id": "a", "n": 1, "seconds": 0.25, "cached": True, "issues": 'x\ny, "z"', "gold": None},
+    {"id": "b", "n": 2, "seconds": 1.5, "cached": False, "issues": "", "gold": "Täuschung"},
+    {"id": "c", "n": 3, "seconds": 0.0, "cached": True, "issues": "=1+2", "extra": "late"},
+]
+
+
+def test_an_empty_table_and_an_all_null_column(tmp_path: Path) -> None:
+    parquet = write_table([], tmp_path, "empty").parquet
+    assert pq.read_table(parquet).num_rows == 0
+    parquet = write_table([{"id": "a", "x": None}, {"id": "b", "x": 2}], tmp_path, "nulls").parquet
+    assert pq.read_table(parquet).to_pylist() == [{"id": "a", "x": None}, {"id": "b", "x": 2}]
+
+
+def test_parquet_and_csv_hold_every_row_and_column(tmp_path: Path) -> None:
+    written = write_table(ROWS, tmp_path / "out", "verdicts")
+    parquet, csv_path = written.parquet, written.csv
+    table = pq.read_table(parquet)
+    assert table.column_names == ["id", "n", "seconds", "cached", "issues", "gold", "extra"]
+    assert table.to_pylist() == [
+        {**row, **{k: row.get(k) for k in ("gold", "extra")}} for row in ROWS
+    ]
+    assert str(table.schema.field("n").type) == "int64"
+    assert str(table.schema.field("cached").type) == "bool"
+    with csv_path.open(encoding="utf-8", newline="") as fh:
+        read = list(csv.DictReader(fh))
+    assert [r["issues"] for r in read] == [r["issues"] for r in ROWS]  # newlines, quotes kept
+    assert [r["gold"] for r in read] == ["", "Täuschung", ""]  # null is an empty cell
+    assert [r["cached"] for r in read] == ["True", "False", "True"]
+    # pandas reads both as the same frame (what downstream stages and notebooks do)
+    frame = pd.read_parquet(parquet)
+    again = pd.read_csv(csv_path, keep_default_na=False)
+    assert list(frame["seconds"]) == list(again["seconds"]) == [0.25, 1.5, 0.0]
+    assert list(frame["n"]) == list(again["n"]) == [1, 2, 3]
+
+
+def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
+    parquet = write_table(ROWS[:1], tmp_path, "verdicts").parquet
+    before = parquet.read_bytes()
+    with pytest.raises(ValueError, match="column 'n' mixes int, str"):
+        write_table([{"id": "a", "n": 1}, {"id": "b", "n": "not a number"}], tmp_path, "verdicts")
+    assert parquet.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".verdicts.digest",
+        "verdicts.csv",
+        "verdicts.parquet",
+    ]
+
+
+def test_unchanged_rows_are_not_written_again(tmp_path: Path) -> None:
+    first = write_table(ROWS, tmp_path, "verdicts", volatile=("cached",))
+    assert first.written
+    stamp = (first.parquet.stat().st_mtime_ns, first.csv.stat().st_mtime_ns)
+    flipped = [{**row, "cached": not row["cached"]} for row in ROWS]  # only a volatile column
+    assert not write_table(flipped, tmp_path, "verdicts", volatile=("cached",)).written
+    assert (first.parquet.stat().st_mtime_ns, first.csv.stat().st_mtime_ns) == stamp
+    changed = [{**ROWS[0], "seconds": 9.0}, *ROWS[1:]]
+    assert write_table(changed, tmp_path, "verdicts", volatile=("cached",)).written
+    assert pq.read_table(first.parquet).column("seconds").to_pylist()[0] == 9.0
+    first.csv.unlink()  # a file gone (or edited) is written again
+    assert write_table(changed, tmp_path, "verdicts", volatile=("cached",)).written
+    assert first.csv.exists()
