@@ -75,14 +75,26 @@ def test_categories_from_scripted_answers() -> None:
     assert "arity_conflict" in rows[5]["issues"] and rows[5]["label_scripted"] == "True"
 
 
-def test_consistency_is_asked_once_per_premise_set_and_questions_are_deduplicated() -> None:
+def test_questions_are_deduplicated_and_consistency_is_asked_only_when_open() -> None:
     items = [make_item(i, ["A(a)", "B(a)"], "T(a)", "True") for i in range(1, 4)]
     items.append(make_item(9, ["A(a)"], "T(a)", "True"))  # same story, different premises
     prover = entails_by_lookup({"T": True})
-    Checker([prover], Budget()).check_story(items)
-    # two premise sets × (consistency + conclusion + negation)
-    assert len(prover.calls) == 6
-    assert sum(1 for p in prover.calls if p.conjecture is None) == 2
+    rows = Checker([prover], Budget()).check_story(items)
+    # two premise sets × (conclusion + negation); a counter-satisfiable negation already shows
+    # the premises have a model, so their consistency is not asked
+    assert len(prover.calls) == 4
+    assert not any(p.conjecture is None for p in prover.calls)
+    assert {r["status_scripted"] for r in rows} == {"NotAsked/Theorem/CounterSatisfiable"}
+    assert {r["label"] for r in rows} == {"True"}
+
+
+def test_consistency_is_asked_once_per_premise_set_where_a_direction_leaves_it_open() -> None:
+    items = [make_item(1, ["A(a)"], "T(a)", "True"), make_item(2, ["A(a)"], "G(a)", "True")]
+    prover = entails_by_lookup({"T": True})  # gives up on G: the label hangs on consistency
+    rows = Checker([prover], Budget()).check_story(items)
+    assert sum(1 for p in prover.calls if p.conjecture is None) == 1
+    assert [r["status_scripted"].split("/")[0] for r in rows] == ["Satisfiable", "Satisfiable"]
+    assert [r["label_scripted"] for r in rows] == ["True", "Unknown"]
 
 
 def test_two_provers_must_agree() -> None:
@@ -113,8 +125,8 @@ def test_cache_answers_a_rerun_without_calling_the_prover(tmp_path: Path) -> Non
     cache_file = tmp_path / "v.sqlite"
     first = entails_by_lookup({"T": True})
     rows1 = Checker([first], Budget(), VerdictCache(cache_file)).check_story(items)
-    # consistency, T(a), ¬T(a): the negation of ¬T(a) is asked as T(a), not ¬¬T(a)
-    assert len(first.calls) == 3 and not any(r["cached"] for r in rows1)
+    # T(a), ¬T(a): the negation of ¬T(a) is asked as T(a), not ¬¬T(a); consistency not needed
+    assert len(first.calls) == 2 and not any(r["cached"] for r in rows1)
     second = entails_by_lookup({"T": True})
     rows2 = Checker([second], Budget(), VerdictCache(cache_file)).check_story(items)
     assert second.calls == [] and all(r["cached"] for r in rows2)
@@ -122,7 +134,7 @@ def test_cache_answers_a_rerun_without_calling_the_prover(tmp_path: Path) -> Non
     # a different budget is a different question
     third = entails_by_lookup({"T": True})
     Checker([third], Budget(seconds=9), VerdictCache(cache_file)).check_story(items)
-    assert len(third.calls) == 3
+    assert len(third.calls) == 2
 
 
 def test_errors_are_not_cached(tmp_path: Path) -> None:
