@@ -32,15 +32,18 @@ from typing import Any
 from refinery import config
 from refinery.check import check_items
 from refinery.datasets.folio import load
+from refinery.logic.parse import parse
 from refinery.prove.cache import TABLE
-from refinery.prove.verdict import Budget
+from refinery.prove.verdict import Budget, Problem
 from refinery.summary import all_agree, category_counts, prover_agreement, seconds_per_item
-from vampire.backends import E_FLAGS
+from vampire.backends import EProver, VampireProver
+from vampire.problem import tptp_text
 from vampire.registry import build_provers, resolve_names
 from vampire.run import run_on_stdin
 
-TINY = "fof(p1, axiom, ![X]: (man(X) => mortal(X))).\nfof(p2, axiom, man(socrates)).\n"
-TINY_GOAL = TINY + "fof(goal, conjecture, mortal(socrates)).\n"
+TINY = Problem(
+    (parse("∀x (Man(x) → Mortal(x))"), parse("Man(socrates)")), parse("Mortal(socrates)")
+)
 
 BUDGET_STATUSES = {"Timeout", "ResourceOut"}
 
@@ -70,17 +73,13 @@ def _hit_budget(row: dict[str, Any], names: list[str]) -> bool:
     return any(q["status"] in BUDGET_STATUSES for p in names for q in detail.get(p, {}).values())
 
 
-def _floor_call(name: str, path: str, rounds: int = 40) -> float:
-    """Median seconds of a bare prover call on a tiny problem (its command line as we run it)."""
-    argv = {
-        "eprover": [path, *E_FLAGS, "--cpu-limit=5"],
-        "vampire": [path, "--mode", "casc", "-t", "5", "--proof", "tptp"],
-    }[name]
-    times = []
-    for _ in range(rounds):
-        run = run_on_stdin(argv, TINY_GOAL, timeout=10)
-        times.append(run.elapsed)
-    return statistics.median(times)
+def _floor_call(prover: EProver | VampireProver, rounds: int = 40) -> float:
+    """Median seconds of a bare call on a tiny problem: the prover's own command line, no
+    Python around it but the process runner."""
+    assert prover.path is not None
+    argv = [prover.path, *prover.arguments(TINY, 5)]
+    text = tptp_text(TINY)
+    return statistics.median(run_on_stdin(argv, text, timeout=10).elapsed for _ in range(rounds))
 
 
 def _calls(cache: Path) -> tuple[Counter[str], float]:
@@ -149,9 +148,9 @@ def main() -> int:
     _report("all items (cold: empty verdict cache)", rows, wall, args.workers)
     calls, z3_seconds = _calls(cache)
     floors = {
-        p.name: _floor_call(p.name, p.path)  # type: ignore[attr-defined]
+        p.name: _floor_call(p)
         for p in build_provers(names)
-        if p.name in ("eprover", "vampire")
+        if isinstance(p, (EProver, VampireProver))
     }
     floor = (sum(floors[p] * calls[p] for p in floors) + z3_seconds) / args.workers
     print(

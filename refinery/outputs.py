@@ -122,7 +122,14 @@ def _arrow_table(rows: Sequence[dict[str, Any]], columns: list[str]) -> Any:
     import pyarrow as pa
     import pyarrow.json as pj
 
-    schema = pa.schema([(c, _arrow_type(c, [row.get(c) for row in rows], pa)) for c in columns])
+    types = {
+        "bool": pa.bool_(),
+        "int": pa.int64(),
+        "float": pa.float64(),
+        "str": pa.string(),
+        "null": pa.null(),
+    }
+    schema = pa.schema([(c, types[_kind(c, [row.get(c) for row in rows])]) for c in columns])
     if not rows:
         return schema.empty_table()
     lines = (json.dumps({c: row.get(c) for c in columns}, ensure_ascii=False) for row in rows)
@@ -134,20 +141,14 @@ def _arrow_table(rows: Sequence[dict[str, Any]], columns: list[str]) -> Any:
     )
 
 
-def _arrow_type(column: str, values: list[Any], pa: Any) -> Any:
+def _kind(column: str, values: list[Any]) -> str:
+    """The one kind of a column's values (ints among floats are floats; all null: "null")."""
     kinds = {_KINDS.get(type(v), "other") for v in values if v is not None}
     if kinds == {"int", "float"}:
-        return pa.float64()
+        return "float"
     if len(kinds) > 1 or "other" in kinds:
         raise ValueError(f"column {column!r} mixes {', '.join(sorted(kinds))}")
-    kind = kinds.pop() if kinds else "null"
-    return {
-        "bool": pa.bool_(),
-        "int": pa.int64(),
-        "float": pa.float64(),
-        "str": pa.string(),
-        "null": pa.null(),
-    }[kind]
+    return kinds.pop() if kinds else "null"
 
 
 _KINDS = {bool: "bool", int: "int", float: "float", str: "str"}

