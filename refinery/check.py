@@ -46,7 +46,7 @@ from refinery.logic.parse import Parsed, try_parse
 from refinery.logic.syntax import Formula
 from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
 from refinery.prove.cache import TABLE as VERDICT_TABLE
-from refinery.prove.cache import VerdictCache, problem_key
+from refinery.prove.cache import VerdictCache, problem_key, problem_keys
 from refinery.prove.decide import Agreement, combine, decide, needs_consistency
 from refinery.prove.evidence import ModelVerdict, evidence_detail, evidence_lines, wanted_models
 from refinery.prove.verdict import Budget, ModelFinder, Problem, Prover, Status, Verdict
@@ -176,13 +176,15 @@ class Checker:
         version = prover.version()
         # verdicts with and without evidence are different answers: key them apart
         name = prover.name if self.evidence else f"{prover.name}:labels"
-        keys = [problem_key(name, version, self.budget, Problem(axioms, g)) for g in goals]
+        keys = problem_keys(name, version, self.budget, axioms, goals)
         out: list[Verdict | None] = [self.cache.get(k) for k in keys]
         missing = [i for i, v in enumerate(out) if v is None]
         if missing:
             many = getattr(prover, "check_many", None)
             if many is not None:
-                fresh = many(axioms, [goals[i] for i in missing], self.budget, cores=self.evidence)
+                # the raw models are not rendered: the evidence is `_models`' small countermodel
+                asked = [goals[i] for i in missing]
+                fresh = many(axioms, asked, self.budget, cores=self.evidence, models=False)
             else:
                 fresh = [prover.check(Problem(axioms, goals[i]), self.budget) for i in missing]
             for i, verdict in zip(missing, fresh, strict=True):

@@ -22,9 +22,10 @@ import subprocess
 from collections.abc import Sequence
 
 from refinery.errors import ProverUnavailable
+from refinery.logic.syntax import Formula
 from refinery.prove.verdict import Budget, Problem, Status, Verdict
 from vampire.fmb import parse_finite_model
-from vampire.problem import tptp_text
+from vampire.problem import tptp_text, tptp_texts
 from vampire.run import RunResult, run_on_stdin
 from vampire.szs import SzsResult, parse_szs
 
@@ -68,16 +69,36 @@ class _TptpProver:
 
     def check(self, problem: Problem, budget: Budget) -> Verdict:
         """Run the prover on `problem` within `budget`; see the module docstring."""
-        return self._run(problem, budget, self.arguments(problem, prover_seconds(budget)))
+        return self.check_many(problem.axioms, [problem.conjecture], budget)[0]
 
-    def _run(self, problem: Problem, budget: Budget, arguments: list[str]) -> Verdict:
+    def check_many(
+        self,
+        axioms: Sequence[Formula],
+        conjectures: Sequence[Formula | None],
+        budget: Budget,
+        *,
+        cores: bool = True,
+        models: bool = True,
+    ) -> list[Verdict]:
+        """One process per question, the shared axioms rendered to TPTP once. `cores` and
+        `models` are accepted for the checker's sake: the prover's SZS output block is kept as
+        it comes (a proof names the statements it used; a saturation is the model)."""
+        texts = tptp_texts(axioms, conjectures)
+        return [
+            self._decide(Problem(tuple(axioms), c), text, budget)
+            for c, text in zip(conjectures, texts, strict=True)
+        ]
+
+    def _decide(self, problem: Problem, text: str, budget: Budget) -> Verdict:
+        """The verdict on `problem`, whose TPTP rendering is `text`."""
+        return self._run(text, budget, self.arguments(problem, prover_seconds(budget)))
+
+    def _run(self, text: str, budget: Budget, arguments: list[str]) -> Verdict:
         """One prover process, the problem on its standard input (no file, no directory)."""
         path = self._require()
         seconds = prover_seconds(budget)
         try:
-            run = run_on_stdin(
-                [path, *arguments], tptp_text(problem), timeout=seconds + GRACE_SECONDS
-            )
+            run = run_on_stdin([path, *arguments], text, timeout=seconds + GRACE_SECONDS)
         except OSError as exc:  # removed or broken since resolution
             raise ProverUnavailable(f"{self.name}: cannot run {path}: {exc}") from exc
         return to_verdict(self.name, self.version(), run)
@@ -108,15 +129,15 @@ class EProver(_TptpProver):
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         super().__init__(resolve_eprover(path))
 
-    def check(self, problem: Problem, budget: Budget) -> Verdict:
+    def _decide(self, problem: Problem, text: str, budget: Budget) -> Verdict:
         """`--auto` first; where it gave up (it may have pruned axioms), the complete schedule
         with what is left of the budget. The verdict's `elapsed` covers both runs."""
-        first = super().check(problem, budget)
+        first = super()._decide(problem, text, budget)
         left = budget.seconds - first.elapsed
         if first.status is not Status.GAVE_UP or left < _RETRY_SECONDS:
             return first
         retry = Budget(left, budget.rlimit)
-        second = self._run(problem, retry, self.arguments(problem, prover_seconds(retry), True))
+        second = self._run(text, retry, self.arguments(problem, prover_seconds(retry), True))
         return dataclasses.replace(second, elapsed=first.elapsed + second.elapsed)
 
     def arguments(self, problem: Problem, seconds: int, complete: bool = False) -> list[str]:
@@ -170,7 +191,7 @@ class VampireProver(_TptpProver):
         """
         seconds = str(prover_seconds(budget))
         flags = ["-sa", "fmb", "-updr", "off", "-t", seconds, "--input_syntax", "tptp"]
-        found = self._run(problem, budget, flags)
+        found = self._run(tptp_text(problem), budget, flags)
         model = None
         if found.status in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE) and found.model:
             model = parse_finite_model(found.model)

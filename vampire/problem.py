@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from refinery.logic.tptp import TptpProblem, problem_to_tptp
+from collections.abc import Sequence
+
+from refinery.logic.syntax import Formula
+from refinery.logic.tptp import TptpProblem, problem_to_tptp, problems_to_tptp
 from refinery.prove.verdict import Problem
 
 
@@ -14,3 +17,8 @@ def tptp_problem(problem: Problem) -> TptpProblem:
 def tptp_text(problem: Problem) -> str:
     """Just the TPTP file text for `problem`."""
     return tptp_problem(problem).text
+
+
+def tptp_texts(axioms: Sequence[Formula], conjectures: Sequence[Formula | None]) -> list[str]:
+    """The TPTP file text of each question over the same axioms, which are rendered once."""
+    return [p.text for p in problems_to_tptp(axioms, conjectures)]

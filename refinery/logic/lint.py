@@ -17,15 +17,41 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 
 from refinery.logic.analysis import Occurrence, bound_names, occurrences, vacuous_quantifiers
 from refinery.logic.diagnostics import Issue, Severity
-from refinery.logic.syntax import Formula
+from refinery.logic.syntax import Exists, Forall, Formula
 
 _VARIABLE_LIKE = re.compile(r"[u-z][0-9]?'*")
 _SINGLE_LETTER = re.compile(r"[a-z][0-9]*'*")
 
 ERROR_KINDS = frozenset({"arity_conflict", "free_variable", "predicate_as_function"})
+
+
+class _Same:
+    """A formula compared by identity: equal formulas can differ in the spans lint reports.
+    The parser returns one object per text, so a story's shared premises are walked once."""
+
+    __slots__ = ("formula",)
+
+    def __init__(self, formula: Formula) -> None:
+        self.formula = formula
+
+    def __hash__(self) -> int:
+        return id(self.formula)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.formula is self.formula
+
+
+@lru_cache(maxsize=65536)  # the cache holds each formula, so no id is reused while cached
+def _facts(
+    key: _Same,
+) -> tuple[frozenset[str], tuple[Occurrence, ...], tuple[Forall | Exists, ...]]:
+    """What lint reads of one formula: bound names, symbol occurrences, vacuous quantifiers."""
+    f = key.formula
+    return frozenset(bound_names(f)), tuple(occurrences(f)), tuple(vacuous_quantifiers(f))
 
 
 def lint(
@@ -58,9 +84,10 @@ def lint(
     issues: list[Issue] = []
     uses: dict[tuple[str, str], list[tuple[str, Occurrence]]] = defaultdict(list)
     bound: set[str] = set()
-    for where, f in formulas:
-        bound |= bound_names(f)
-        for occ in occurrences(f):
+    facts = [(where, _facts(_Same(f))) for where, f in formulas]
+    for where, (names, found, _) in facts:
+        bound |= names
+        for occ in found:
             uses[(occ.kind, occ.name)].append((where, occ))
 
     def add(kind: str, message: str, where: str, occ: Occurrence | None = None) -> None:
@@ -89,8 +116,8 @@ def lint(
         if kind == "constant" and ("predicate", name) in uses:
             where, occ = occs[0]
             add("name_clash", f"{name!r} is used both as a predicate and a constant", where, occ)
-    for where, f in formulas:
-        for q in vacuous_quantifiers(f):
+    for where, (_, _, vacuous) in facts:
+        for q in vacuous:
             add("vacuous_quantifier", f"variable {q.var!r} does not occur in its scope", where)
     if nl_premises is not None and fol_premises is not None and nl_premises != fol_premises:
         add(

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, Never, NoReturn
 
 from refinery.errors import RefineryError, UnsupportedNode
@@ -73,6 +74,7 @@ class TptpProblem:
     symbols: dict[str, Symbol]
 
 
+@lru_cache(maxsize=65536)  # a dataset reuses a few thousand names across all its questions
 def encode_symbol(kind: SymbolKind, name: str, arity: int) -> str:
     """The TPTP `lower_word` for a source symbol; injective over (kind, name, arity).
 
@@ -137,15 +139,29 @@ def problem_to_tptp(axioms: Sequence[Formula], conjecture: Formula | None) -> Tp
         UnsupportedNode: a node type this translation has no rule for.
         FreeVariableError: a `Var` that no enclosing quantifier binds.
     """
-    symbols: dict[str, Symbol] = {}
-    goal = "no goal" if conjecture is None else "with goal"
+    return problems_to_tptp(axioms, [conjecture])[0]
+
+
+def problems_to_tptp(
+    axioms: Sequence[Formula], conjectures: Sequence[Formula | None]
+) -> list[TptpProblem]:
+    """`problem_to_tptp` for each conjecture over the same axioms, rendering the axioms once
+    (a story's questions share them: on ProofWriter they are most of the text)."""
+    shared: dict[str, Symbol] = {}
     plural = "" if len(axioms) == 1 else "s"
-    lines = [f"% FOL Refinery problem: {len(axioms)} axiom{plural}, {goal}"]
-    for i, axiom in enumerate(axioms, start=1):
-        lines.append(f"fof(p{i}, axiom, {_Emitter(symbols).formula(axiom)}).")
-    if conjecture is not None:
-        lines.append(f"fof(goal, conjecture, {_Emitter(symbols).formula(conjecture)}).")
-    return TptpProblem("\n".join(lines) + "\n", dict(sorted(symbols.items())))
+    body = [f"fof(p{i}, axiom, {_Emitter(shared).formula(a)})." for i, a in enumerate(axioms, 1)]
+    out = []
+    for conjecture in conjectures:
+        symbols = dict(shared)
+        lines = [
+            f"% FOL Refinery problem: {len(axioms)} axiom{plural}, "
+            + ("no goal" if conjecture is None else "with goal"),
+            *body,
+        ]
+        if conjecture is not None:
+            lines.append(f"fof(goal, conjecture, {_Emitter(symbols).formula(conjecture)}).")
+        out.append(TptpProblem("\n".join(lines) + "\n", dict(sorted(symbols.items()))))
+    return out
 
 
 class _Emitter:

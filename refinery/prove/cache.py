@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import fields, replace
 from pathlib import Path
 
 from refinery.logic.printer import to_text
+from refinery.logic.syntax import Formula
 from refinery.prove.countermodel import Countermodel
 from refinery.prove.verdict import Budget, Problem, Status, Verdict
 from refinery.store import JsonStore
@@ -23,15 +24,34 @@ from refinery.store import JsonStore
 
 def problem_key(prover: str, version: str, budget: Budget, problem: Problem) -> str:
     """Stable hash of one prover question."""
+    return problem_keys(prover, version, budget, problem.axioms, [problem.conjecture])[0]
+
+
+def problem_keys(
+    prover: str,
+    version: str,
+    budget: Budget,
+    axioms: Sequence[Formula],
+    conjectures: Sequence[Formula | None],
+) -> list[str]:
+    """`problem_key` of each question over the same axioms, which are printed and hashed once."""
     payload = {
         "prover": prover,
         "version": version,
         "seconds": budget.seconds,
         "rlimit": budget.rlimit,
-        "axioms": [to_text(a) for a in problem.axioms],
-        "conjecture": None if problem.conjecture is None else to_text(problem.conjecture),
+        "axioms": [to_text(a) for a in axioms],
     }
-    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
+    # The hash of json.dumps(payload | {"conjecture": …}), with the shared prefix hashed once.
+    prefix = hashlib.sha256(json.dumps(payload, ensure_ascii=False)[:-1].encode())
+    prefix.update(b', "conjecture": ')
+    keys = []
+    for c in conjectures:
+        h = prefix.copy()
+        h.update(json.dumps(None if c is None else to_text(c), ensure_ascii=False).encode())
+        h.update(b"}")
+        keys.append(h.hexdigest())
+    return keys
 
 
 #: The verdict cache's table in its SQLite file.

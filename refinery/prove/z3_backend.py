@@ -14,8 +14,8 @@ Z3's reason strings do not tell the two limits apart reliably (an exhausted `rli
 timeout in incremental mode, both read "canceled"), so the classification also compares the
 resource units the check spent with the budget.
 
-A watchdog thread interrupts the context shortly after the budget, as a backstop for the rare
-phases in which Z3 does not poll its own timer; an interrupted check is reported as TIMEOUT
+A watchdog interrupts the context shortly after the budget, as a backstop for the rare phases in
+which Z3 does not poll its own timer (one thread per process serves every check's watchdog); an interrupted check is reported as TIMEOUT
 (Z3 then says "interrupted" or "canceled").
 
 Evidence: every axiom is asserted under a tracking literal, so an unsatisfiable question comes
@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import os
 import threading
 import time
 from collections.abc import Sequence
@@ -111,6 +112,7 @@ class Z3Prover:
         budget: Budget,
         *,
         cores: bool = True,
+        models: bool = True,
     ) -> list[Verdict]:
         """Answer several questions about the same axioms with one solver.
 
@@ -129,6 +131,9 @@ class Z3Prover:
         cores:
             Track the axioms, so unsatisfiable answers carry their (minimised) core; about a
             tenth more time on FOLIO.
+        models:
+            Render the model of each satisfiable answer (Z3's SMT-LIB text, for a person to
+            read); off, about a tenth less time on ProofWriter, whose raw models are large.
 
         Returns
         -------
@@ -165,7 +170,14 @@ class Z3Prover:
                     pushed = True
                 if goal is not None:
                     solver.add(z3.Not(goal))
-                outcome = _run(solver, timeout_ms, rlimit, conjecture=goal is not None, cores=cores)
+                outcome = _run(
+                    solver,
+                    timeout_ms,
+                    rlimit,
+                    conjecture=goal is not None,
+                    cores=cores,
+                    models=models,
+                )
             except z3.Z3Exception as exc:
                 outcome = _error(exc)
             finally:
@@ -253,37 +265,77 @@ class Z3Prover:
 
 
 class _Watchdog:
-    """Interrupts `ctx` after `seconds`, but only while the guarded block is still running."""
+    """Interrupts `ctx` after `seconds`, but only while the guarded block is still running.
+
+    Every watchdog of a process is served by one thread (`_Timers`): a timer thread per check
+    cost about 0.25 ms, a twentieth of a ProofWriter question.
+    """
 
     def __init__(self, ctx: z3.Context, seconds: float) -> None:
-        self._ctx = ctx
-        self._lock = threading.Lock()
-        self._active = False
+        self.ctx = ctx
+        self.seconds = seconds
         self.fired = False
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
-
-    def _fire(self) -> None:
-        # The lock keeps a late firing from interrupting the *next* check on a reused solver.
-        with self._lock:
-            if self._active:
-                self.fired = True
-                self._ctx.interrupt()
 
     def __enter__(self) -> None:
-        self._active = True
-        self._timer.start()
+        _TIMERS.arm(self, time.monotonic() + self.seconds)
 
     def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._active = False
-        self._timer.cancel()
-        # Wait for the timer thread (at once, once cancelled) and drop it: the timer holds this
-        # watchdog through `_fire`, a cycle that would leave the context to the cyclic garbage
-        # collector, which frees it at a random moment in whatever thread it runs — a Z3
-        # context must be freed by the thread that owns it, when its last check is done.
-        self._timer.join()
-        del self._timer
+        _TIMERS.disarm(self)
+
+
+class _Timers:
+    """The deadlines of the armed watchdogs, and the one daemon thread that fires them.
+
+    Arming, disarming and firing share one lock, so a late firing can never interrupt the
+    *next* check on a reused solver. The thread drops every reference to a watchdog before it
+    waits: a Z3 context must be freed by the thread that owns it, never by this one.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """No thread and no deadlines; a forked child starts so (with a fresh lock, too)."""
+        self._cond = threading.Condition()
+        self._armed: dict[int, tuple[float, _Watchdog]] = {}
+        self._thread: threading.Thread | None = None
+        self._wakes_at = math.inf  # when the thread will look again, unless notified
+
+    def arm(self, dog: _Watchdog, deadline: float) -> None:
+        with self._cond:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="z3-watchdog")
+                self._thread.daemon = True
+                self._thread.start()
+            self._armed[id(dog)] = (deadline, dog)
+            if deadline < self._wakes_at:  # else the thread wakes in time anyway
+                self._cond.notify()
+
+    def disarm(self, dog: _Watchdog) -> None:
+        with self._cond:
+            self._armed.pop(id(dog), None)
+
+    def _serve(self) -> None:
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                wait = self._fire_due(now)
+                self._wakes_at = now + wait
+                self._cond.wait(wait)
+
+    def _fire_due(self, now: float) -> float:
+        """Interrupt every context past its deadline; the seconds to wait for the next one.
+        A function of its own, so its references to watchdogs end before the thread waits."""
+        for key, (deadline, dog) in list(self._armed.items()):
+            if deadline <= now:
+                del self._armed[key]
+                dog.fired = True
+                dog.ctx.interrupt()
+        return min((d for d, _ in self._armed.values()), default=now + 3600.0) - now
+
+
+_TIMERS = _Timers()
+os.register_at_fork(after_in_child=_TIMERS.reset)
 
 
 def _limits(budget: Budget) -> tuple[int, int | None]:
@@ -430,8 +482,10 @@ def _run(
     *,
     conjecture: bool,
     cores: bool = False,
+    models: bool = True,
 ) -> _Outcome:
-    """One `check()` under a watchdog, classified into an `_Outcome` (with the core if `cores`)."""
+    """One `check()` under a watchdog, classified into an `_Outcome` (with the core if `cores`,
+    the model if `models`)."""
     watchdog = _Watchdog(solver.ctx, timeout_ms / 1000 * 1.1 + WATCHDOG_GRACE)
     before = _rlimit_count(solver)
     with watchdog:
@@ -441,7 +495,7 @@ def _run(
         return _Outcome(Status.THEOREM if conjecture else Status.UNSATISFIABLE, "unsat", core=core)
     if result == z3.sat:
         status = Status.COUNTER_SATISFIABLE if conjecture else Status.SATISFIABLE
-        return _Outcome(status, "sat", model=_render_model(solver))
+        return _Outcome(status, "sat", model=_render_model(solver) if models else None)
     reason = str(solver.reason_unknown())
     spent = _rlimit_count(solver) - before
     status = Status.TIMEOUT if watchdog.fired else _unknown_status(reason, spent, rlimit)

@@ -61,3 +61,14 @@ def test_errors_come_before_warnings() -> None:
     issues = lint([("premises[0]", parse("∀y (Tall(tall))")), ("conclusion", parse("P(x)"))])
     severities = [i.severity for i in issues]
     assert severities == sorted(severities)  # "error" < "warning"
+
+
+def test_equal_formulas_from_different_texts_keep_their_own_spans() -> None:
+    """Lint remembers each parsed formula's analysis; equal formulas (spans do not count in
+    equality) parsed from different texts must still point at their own text."""
+    near, far = parse("Likes(x)"), parse("      Likes(x)")
+    assert near == far and near is not far
+    spans = [lint([("conclusion", f)])[0].span for f in (near, far, near)]
+    assert spans[0] is not None and spans[1] is not None
+    assert spans[1].column == spans[0].column + 6
+    assert spans[2] == spans[0]

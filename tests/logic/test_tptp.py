@@ -40,6 +40,7 @@ from refinery.logic.tptp import (
     decode_symbol,
     encode_symbol,
     problem_to_tptp,
+    problems_to_tptp,
 )
 from refinery.prove.verdict import Budget, Problem, Status
 from vampire.backends import EProver
@@ -329,6 +330,16 @@ def test_every_formula_of_the_fragment_translates(f: Formula) -> None:
         assert FOF_LINE.fullmatch(line)
     for symbol, source in result.symbols.items():
         assert decode_symbol(symbol) == source
+
+
+@given(st.lists(formulas(), max_size=3), st.lists(st.none() | formulas(), max_size=4))
+def test_questions_over_shared_axioms_render_as_each_alone(
+    axioms: list[Formula], conjectures: list[Formula | None]
+) -> None:
+    """Rendering the axioms once must not let one question's symbols reach another's."""
+    assert problems_to_tptp(axioms, conjectures) == [
+        problem_to_tptp(axioms, c) for c in conjectures
+    ]
 
 
 def test_unsupported_node_raises_with_backend_name() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -190,6 +191,16 @@ def test_check_many_does_not_leak_one_question_into_the_next() -> None:
     ]
 
 
+def test_check_many_can_leave_models_unrendered() -> None:
+    """The checker's evidence is a separate small countermodel: the raw one is not printed."""
+    qs: list[Formula | None] = [pred("Q", a), None, pred("P", a)]
+    bare = PROVER.check_many((pred("P", a),), qs, BUDGET, models=False)
+    full = PROVER.check_many((pred("P", a),), qs, BUDGET)
+    assert [v.status for v in bare] == [v.status for v in full]
+    assert [v.model is None for v in bare] == [True, True, True]
+    assert [v.model is None for v in full] == [False, False, True]
+
+
 def test_check_many_with_no_questions() -> None:
     assert PROVER.check_many(STORY, [], BUDGET) == []
 
@@ -263,17 +274,66 @@ def test_unknown_reasons_map_to_statuses(
     assert z3_backend._unknown_status(reason, spent, rlimit) is expected
 
 
+def _hard_solver() -> z3.Solver:
+    """A solver on a hard problem with no timeout of its own: only the watchdog stops it."""
+    t = Z3Translator()
+    solver = z3.Solver(ctx=t.ctx)
+    for f in pigeonhole(11):
+        solver.add(t.translate(f))
+    return solver
+
+
 def test_watchdog_stops_a_check_that_ignores_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     # A solver with no timeout of its own: only the watchdog can stop it.
     monkeypatch.setattr(z3_backend, "WATCHDOG_GRACE", 0.2)
-    t = Z3Translator()
-    solver = z3_backend.z3.Solver(ctx=t.ctx)  # type: ignore[attr-defined]
-    for f in pigeonhole(11):
-        solver.add(t.translate(f))
+    solver = _hard_solver()
     start = time.perf_counter()
     outcome = z3_backend._run(solver, 100, None, conjecture=False)
     assert outcome.status is Status.TIMEOUT and outcome.raw.startswith("unknown (")
     assert 0.2 < time.perf_counter() - start < 1.5
+
+
+def test_a_watchdog_disarmed_in_time_never_interrupts_a_later_check() -> None:
+    """One thread serves every watchdog; a deadline left behind must not stop the next check."""
+    t = Z3Translator()
+    solver = z3_backend.z3.Solver(ctx=t.ctx)  # type: ignore[attr-defined]
+    solver.add(t.translate(pred("P", a)))
+    early = z3_backend._Watchdog(t.ctx, 0.05)
+    with early:
+        assert solver.check() == z3_backend.z3.sat  # type: ignore[attr-defined]
+    time.sleep(0.2)  # well past the disarmed deadline
+    assert not early.fired
+    assert solver.check() == z3_backend.z3.sat  # type: ignore[attr-defined]
+
+
+def test_watchdogs_fire_in_deadline_order_across_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shorter deadline armed after a longer one still fires first (the thread re-plans)."""
+    monkeypatch.setattr(z3_backend, "WATCHDOG_GRACE", 0.0)
+    slow = z3_backend._Watchdog(z3_backend.z3.Context(), 60.0)  # type: ignore[attr-defined]
+    with slow:
+        solver = _hard_solver()
+        start = time.perf_counter()
+        outcome = z3_backend._run(solver, 200, None, conjecture=False)
+        assert outcome.status is Status.TIMEOUT
+        assert time.perf_counter() - start < 1.5
+    assert not slow.fired
+
+
+def test_a_forked_worker_gets_its_own_watchdog_thread() -> None:
+    """A fork copies no thread: a child must start its own, or no check there could stop."""
+    PROVER.check(Problem(STORY, None), BUDGET)  # the parent's thread is running now
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        elapsed, status = pool.apply_async(_watchdog_in_child).get(timeout=20)
+    assert status == Status.TIMEOUT.value and elapsed < 1.5
+
+
+def _watchdog_in_child() -> tuple[float, str]:
+    z3_backend.WATCHDOG_GRACE = 0.0
+    solver = _hard_solver()
+    start = time.perf_counter()
+    outcome = z3_backend._run(solver, 200, None, conjecture=False)
+    return time.perf_counter() - start, outcome.status.value
 
 
 @pytest.mark.parametrize("budget", [Budget(seconds=0), Budget(seconds=-1), Budget(rlimit=0)])

@@ -580,3 +580,19 @@ def test_real_e_is_killed_at_the_wall_clock_cap(eprover: EProver) -> None:
 def test_real_versions(real_tptp: Prover) -> None:
     expected = {"eprover": "E 3.5", "vampire": "Vampire 5.0.1"}[real_tptp.name]
     assert real_tptp.version().startswith(expected)
+
+
+@pytest.mark.prover
+def test_real_check_many_answers_each_question_as_check_does(real_tptp: Prover) -> None:
+    """One process per question over shared axioms rendered once: same answers, same order."""
+    questions = [THEOREM.conjecture, None, COUNTER_SATISFIABLE.conjecture]
+    assert isinstance(real_tptp, EProver | VampireProver)
+    many = real_tptp.check_many(MORTAL, questions, Budget(seconds=5), cores=True)
+    single = [real_tptp.check(Problem(MORTAL, q), Budget(seconds=5)) for q in questions]
+    assert [v.status for v in many] == [v.status for v in single]
+    assert [v.status for v in many] == [
+        Status.THEOREM,
+        Status.SATISFIABLE,
+        Status.COUNTER_SATISFIABLE,
+    ]
+    assert many[0].core == single[0].core and many[0].core  # the proof names its premises
