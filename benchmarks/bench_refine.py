@@ -5,7 +5,8 @@ twice against one fresh state folder: the first run fills the verdict and LLM ca
 re-runs on unchanged input. Prefect is left out so the numbers measure the product, not the
 orchestrator's start-up. Target: warm ≤ 1/10 of cold.
 
-Usage: python benchmarks/bench_refine.py [--agents rules|rules,llm] [--workers 2] [--split validation]
+Usage: python benchmarks/bench_refine.py [--agents rules|rules,llm] [--llm URL|embedded]
+       [--workers 2] [--split validation]
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from vampire.registry import build_provers
 
 
 def run_once(
-    source: Path, agents: tuple[str, ...], workers: int, state: Path, out: Path
+    source: Path, agents: tuple[str, ...], workers: int, state: Path, out: Path, llm: str = ""
 ) -> tuple[float, dict[str, int]]:
     started = time.perf_counter()
     settings = pipeline.RefineSettings(
@@ -35,7 +36,7 @@ def run_once(
         workers=workers,
         state_dir=str(state),
     )
-    with llm_endpoint(agents, cache_path=settings.llm_cache_path()) as endpoint:
+    with llm_endpoint(agents, cache_path=settings.llm_cache_path(), choice=llm) as endpoint:
         written = pipeline.run_plain(settings, build_provers, endpoint)
     return time.perf_counter() - started, outcome_counts(written["outcomes"])
 
@@ -43,6 +44,7 @@ def run_once(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", default="rules")
+    parser.add_argument("--llm", default="", help="endpoint URL, or 'embedded' (the demo model)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--split", default="validation")
     parser.add_argument(
@@ -58,9 +60,9 @@ def main() -> int:
     print(
         f"Refine on FOLIO v2 {args.split}; agents {args.agents}; {args.workers} workers; state {state}"
     )
-    cold, counts = run_once(source, agents, args.workers, state, state / "cold")
+    cold, counts = run_once(source, agents, args.workers, state, state / "cold", args.llm)
     print(f"cold  {cold:7.2f} s   {counts}")
-    warm, counts_warm = run_once(source, agents, args.workers, state, state / "warm")
+    warm, counts_warm = run_once(source, agents, args.workers, state, state / "warm", args.llm)
     print(f"warm  {warm:7.2f} s   {counts_warm}")
     print(f"warm / cold = {warm / cold:.1%}  (target ≤ 10%)")
     if counts != counts_warm:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from prefect import flow
+from prefect import flow, get_run_logger
 from prefect.states import Failed
 
 from flows.cluster import check_on_cluster, repair_on_cluster
@@ -37,27 +37,29 @@ from tasks.refine import (
 )
 
 
-@flow(name="refine", log_prints=True)
+@flow(name="refine")
 def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
     """Run every stage of Refine for one source; return the run summary (or Failed, see above)."""
     loaded = load_items(settings.source)
     items = list(loaded.items)
     settings = pipeline.resolve_outputs(settings, loaded)
-    input_validation = validate_input_task(items)
+    validated = settings.validation_cache_path()
+    input_validation = validate_input_task(items, validated)
     spec = settings.runner()  # local: one task over this machine's pool; else batches on a cluster
     provers, budget, cache = list(settings.provers), settings.budget(), settings.cache_path()
     if spec.distributed:
         rows = check_on_cluster(items, provers, budget, cache, spec, settings.workers)
     else:
         rows = check_task(items, provers, budget, settings.workers, cache)
-    with llm_endpoint(settings.agents, cache_path=settings.llm_cache_path()) as endpoint:
-        with_llm = settings.with_endpoint(endpoint)
+    llm_cache, choice = settings.llm_cache_path(), settings.llm
+    with llm_endpoint(settings.agents, cache_path=llm_cache, choice=choice) as endpoint:
+        settings = settings.with_endpoint(endpoint)  # the run's files name the model
         if spec.distributed:
-            outcomes = repair_on_cluster(items, rows, with_llm)
+            outcomes = repair_on_cluster(items, rows, settings)
         else:
-            outcomes = repair_task(items, rows, with_llm)
+            outcomes = repair_task(items, rows, settings)
     written = write_outputs_task(items, outcomes, settings)
-    output_validation = validate_output_task(written["outcomes"])
+    output_validation = validate_output_task(written["outcomes"], validated)
     report = write_report_task(
         written["outcomes"], {"input": input_validation, "output": output_validation}, settings
     )
@@ -68,7 +70,9 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
     summary = pipeline.run_summary(
         written["outcomes"], settings, written, report, changes.to_dict()
     )
-    print(pipeline.format_summary(summary))
+    # one line for the flow's log; the summary itself is the `refine-outcomes` artifact (and
+    # what `refinery refine` prints once)
+    get_run_logger().info(pipeline.headline(summary))
     if failure:
         # Prefect makes a returned state the run's final state; a direct call then raises
         # FailedRun, and `return_state=True` gives the state with the summary as its result

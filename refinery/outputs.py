@@ -11,7 +11,7 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,7 +83,7 @@ def write_table(
         return Written(parquet, csv_path, written=False)
     import pyarrow.parquet as pq
 
-    table = _arrow_table(rows, columns)
+    table = arrow_table(rows, columns)
     atomic_write(parquet, lambda tmp: pq.write_table(table, tmp))
 
     def write_csv(tmp: Path) -> None:
@@ -113,8 +113,11 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _arrow_table(rows: Sequence[dict[str, Any]], columns: list[str]) -> Any:
+def arrow_table(rows: Sequence[Mapping[str, Any]], columns: list[str] | None = None) -> Any:
     """The rows as a pyarrow Table, built by pyarrow's JSON reader under an explicit schema.
+
+    Columns are `columns`, else every key in first-seen order; a column's type comes from its
+    values: bool, int64, float64 (ints and floats), string, or a list of strings.
 
     Not `pyarrow.array` on Python lists, and not pandas: pyarrow's array builders import pandas
     to look for its types, which costs a short run (a warm `check`) most of its time.
@@ -122,11 +125,14 @@ def _arrow_table(rows: Sequence[dict[str, Any]], columns: list[str]) -> Any:
     import pyarrow as pa
     import pyarrow.json as pj
 
+    if columns is None:
+        columns = list(dict.fromkeys(key for row in rows for key in row))
     types = {
         "bool": pa.bool_(),
         "int": pa.int64(),
         "float": pa.float64(),
         "str": pa.string(),
+        "list": pa.list_(pa.string()),
         "null": pa.null(),
     }
     schema = pa.schema([(c, types[_kind(c, [row.get(c) for row in rows])]) for c in columns])
@@ -143,7 +149,7 @@ def _arrow_table(rows: Sequence[dict[str, Any]], columns: list[str]) -> Any:
 
 def _kind(column: str, values: list[Any]) -> str:
     """The one kind of a column's values (ints among floats are floats; all null: "null")."""
-    kinds = {_KINDS.get(type(v), "other") for v in values if v is not None}
+    kinds = {_value_kind(v) for v in values if v is not None}
     if kinds == {"int", "float"}:
         return "float"
     if len(kinds) > 1 or "other" in kinds:
@@ -152,6 +158,12 @@ def _kind(column: str, values: list[Any]) -> str:
 
 
 _KINDS = {bool: "bool", int: "int", float: "float", str: "str"}
+
+
+def _value_kind(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return "list" if all(isinstance(v, str) or v is None for v in value) else "other"
+    return _KINDS.get(type(value), "other")
 
 
 def _cell(value: Any) -> Any:

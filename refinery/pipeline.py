@@ -21,6 +21,7 @@ from refinery.datasets.records import Item, LoadResult
 from refinery.errors import LLMTransportError
 from refinery.outcomes import Outcome, edit_rows, outcome_counts, summary_table
 from refinery.parallel import TaskRunnerSpec, check_task_runner, parse_task_runner
+from refinery.progress import Stage, no_progress
 from refinery.prove.verdict import Budget
 from refinery.repair import RepairConfig, check_agents, repair_items
 from refinery.runs.refined import refined_rows, write_refined
@@ -40,7 +41,9 @@ class RefineSettings(BaseModel):
     out_dir: str | None = None  # default: <runs_dir>/<dataset>/<split>/<run_id>
     runs_dir: str | None = None  # parent of the per-split run folders; default: data/refined
     review_path: str | None = None  # default: review/<dataset>-<split>.csv
-    agents: Annotated[tuple[str, ...], AfterValidator(check_agents)] = ("rules", "llm")
+    # the rules carry the product; the LLM critic is opt-in (`--agents rules,llm`)
+    agents: Annotated[tuple[str, ...], AfterValidator(check_agents)] = ("rules",)
+    llm: str = ""  # the llm agent's endpoint: a base URL, "embedded", or "" for OPENAI_BASE_URL
     max_rounds: int = Field(default=3, ge=1, le=10)
     llm_rounds: int = Field(default=1, ge=0, le=10)
     provers: tuple[str, ...] = ("z3", "eprover")
@@ -68,6 +71,9 @@ class RefineSettings(BaseModel):
     def outcome_cache_path(self) -> Path | None:
         return Path(self.state_dir) / "cache" / "outcomes.sqlite" if self.use_cache else None
 
+    def validation_cache_path(self) -> Path | None:
+        return Path(self.state_dir) / "cache" / "validations.sqlite" if self.use_cache else None
+
     def llm_cache_path(self) -> Path | None:
         return Path(self.state_dir) / "cache" / "llm.sqlite" if self.use_cache else None
 
@@ -92,11 +98,13 @@ class RefineSettings(BaseModel):
         )
 
 
-def load_checked(load: Callable[[str], LoadResult], source: str) -> LoadResult:
-    """Load `source`, printing each malformed row (file, line, reason); the rest goes on."""
+def load_checked(
+    load: Callable[[str], LoadResult], source: str, say: Callable[[str], None] = print
+) -> LoadResult:
+    """Load `source`, saying each malformed row (file, line, reason); the rest goes on."""
     result = load(source)
     for err in result.errors:
-        print(f"skipped row: {err}")
+        say(f"skipped row: {err}")
     return result
 
 
@@ -108,11 +116,32 @@ def resolve_outputs(settings: RefineSettings, loaded: LoadResult) -> RefineSetti
     return settings.model_copy(update={"out_dir": out, "review_path": review})
 
 
+def check(
+    items: Sequence[Item],
+    settings: RefineSettings,
+    factory: ProverFactory,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Check every item on this machine's pool (`refinery.check.check_items`)."""
+    from refinery.check import check_items
+
+    return check_items(
+        items,
+        prover_factory=factory,
+        prover_names=settings.provers,
+        budget=settings.budget(),
+        workers=settings.workers,
+        cache_path=settings.cache_path(),
+        on_progress=on_progress,
+    )
+
+
 def repair(
     items: Sequence[Item],
     rows: Sequence[dict[str, Any]],
     settings: RefineSettings,
     factory: ProverFactory,
+    on_progress: Callable[[int], None] | None = None,
 ) -> list[Outcome]:
     """Run the repair loop over every item (verified items pass straight through)."""
     outcomes = repair_items(
@@ -125,32 +154,63 @@ def repair(
         workers=settings.repair_workers(),
         cache_path=settings.cache_path(),
         outcome_cache=settings.outcome_cache_path(),
+        on_progress=on_progress,
     )
     return [o.replace(run_id=settings.run_id) for o in outcomes]
+
+
+def refine_here(
+    settings: RefineSettings, factory: ProverFactory, stage: Stage = no_progress
+) -> tuple[dict[str, Any], str | None]:
+    """Every step of the refine flow, in its order, in this process and without Prefect.
+
+    `refinery refine --no-prefect`: load, validate the input, check, repair, write the refined
+    split and review queue, validate the output, write the report, compare with the previous
+    run. Returns the run summary and, with `fail_on_new_conflicts`, why the run fails (else
+    None). Validation summaries are cached by content (`refinery.validation`), so an unchanged
+    re-run imports neither great-expectations nor pandas.
+    """
+    from refinery.agents.endpoint import llm_endpoint
+    from refinery.datasets import load_any
+    from refinery.runs.changes import cache_reuse, changes_since_previous, write_changes
+    from refinery.validation import validate_input, validate_output
+
+    loaded = load_checked(load_any, settings.source)
+    settings = resolve_outputs(settings, loaded)
+    items = list(loaded.items)
+    validated = settings.validation_cache_path()
+    input_validation = validate_input(items, validated)
+    rows = check(items, settings, factory, stage("check", len(items)))
+    choice = settings.llm
+    with llm_endpoint(settings.agents, cache_path=settings.llm_cache_path(), choice=choice) as e:
+        settings = settings.with_endpoint(e)
+        outcomes = repair(items, rows, settings, factory, stage("repair", len(items)))
+    written = write_outputs(items, outcomes, settings)
+    validations = {"input": input_validation, "output": validate_output(outcomes, validated)}
+    report = write_run_report(written["outcomes"], validations, settings)
+    assert settings.out_dir
+    changes = changes_since_previous(
+        Path(settings.out_dir), outcomes, run_id=settings.run_id, cache=cache_reuse(rows)
+    )
+    write_changes(Path(settings.out_dir), changes)
+    failure = changes.failure_message(fail_on_new_conflicts=settings.fail_on_new_conflicts)
+    return run_summary(outcomes, settings, written, report, changes.to_dict()), failure
 
 
 def run_plain(
     settings: RefineSettings, factory: ProverFactory, endpoint: LLMEndpoint | None = None
 ) -> dict[str, Any]:
-    """Refine's steps in the flow's order, without Prefect (benchmarks and tests).
+    """Refine's core steps, without Prefect, validation or the comparison with earlier runs.
 
-    The same functions the flow's tasks call, minus the great-expectations suites and the
-    artifacts; returns what `write_outputs` returns.
+    For benchmarks and tests that measure the check and repair themselves; returns what
+    `write_outputs` returns. `refine_here` is the whole run.
     """
-    from refinery.check import check_items
     from refinery.datasets import load_any
 
     loaded = load_checked(load_any, settings.source)
     settings = resolve_outputs(settings, loaded)
     items = list(loaded.items)
-    rows = check_items(
-        items,
-        prover_factory=factory,
-        prover_names=settings.provers,
-        budget=settings.budget(),
-        workers=settings.workers,
-        cache_path=settings.cache_path(),
-    )
+    rows = check(items, settings, factory)
     outcomes = repair(items, rows, settings.with_endpoint(endpoint), factory)
     written = write_outputs(items, outcomes, settings)
     write_run_report(written["outcomes"], {}, settings)
@@ -202,7 +262,7 @@ def write_run_report(
     outcomes: Sequence[Outcome], validations: Mapping[str, Any], settings: RefineSettings
 ) -> dict[str, str]:
     """Write report.md / report.html / PNGs into the run folder."""
-    from refinery.report import write_report
+    from refinery.report import run_history, write_report
 
     assert settings.out_dir
     meta = {
@@ -220,6 +280,7 @@ def write_run_report(
         edits=edit_rows(outcomes),
         validations=validations,
         meta=meta,
+        history=run_history(Path(settings.out_dir), before=settings.run_id),
     )
     # kept beside the outcomes so a review round can regenerate the same report later
     runs.update_meta(Path(settings.out_dir), validations=validations, report_meta=meta)
@@ -248,6 +309,16 @@ def run_summary(
         "files": {**written["files"], **report},
     }
     return summary if changes is None else {**summary, "changes": dict(changes)}
+
+
+def headline(summary: Mapping[str, Any]) -> str:
+    """The run in one line: items and how many ended in each status.
+
+    >>> headline({"run_id": "r1", "items": 3, "counts": {"verified": 2, "needs_review": 1}})
+    'run r1: 3 items: verified 2, needs_review 1'
+    """
+    counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items() if v)
+    return f"run {summary['run_id']}: {summary['items']} items: {counts}"
 
 
 def format_summary(summary: Mapping[str, Any]) -> str:

@@ -8,6 +8,11 @@ Every item of the split is in the denominator: an unparseable or missing predict
 and is also counted separately, so a model cannot gain accuracy by abstaining. Predictions for ids
 not in the split are reported, never scored. Items whose label a reviewer changed are scored on
 their own as well: the whole difference between the two accuracies comes from them.
+
+The split comes from a run folder, a published folder (`refinery publish`) or a published
+dataset on the Hub (`load_against`). The clean subset (``clean=True``) scores only the items the
+provers or a reviewer settled, as the release's ``clean`` config holds them; predictions for the
+other items of the split are counted apart, never scored.
 """
 
 from __future__ import annotations
@@ -20,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from refinery.errors import DataError, RefineryError
+from refinery.errors import ConfigError, DataError, RefineryError
 from refinery.labels import GOLD_LABELS, Label, normalize_gold_label
 
 KEYS = ("id", "example_id")
 ALL = "all"
+CLEAN = "clean"
 #: How many ids each count lists in the table (the JSON lists them all).
 SHOWN_IDS = 3
 
@@ -94,10 +100,15 @@ class Scores:
     duplicate_ids: tuple[str, ...]  # repeated predictions: the first one counts
     bad_rows: tuple[str, ...]
     unlabeled: int  # items with no gold label on one side, left out of that side's tallies
+    subset: str = ALL  # which items were scored: all of the split, or the clean subset
+    split_items: int = 0  # items in the whole split (`items` when the subset is all)
+    outside_ids: tuple[str, ...] = ()  # predictions for split items outside the subset
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form; accuracies are fractions (None where a category has no items)."""
         return {
+            "subset": self.subset,
+            "split_items": self.split_items,
             "items": self.items,
             "original": {k: t.to_dict() for k, t in self.original.items()},
             "refined": {k: t.to_dict() for k, t in self.refined.items()},
@@ -108,33 +119,47 @@ class Scores:
             "missing": len(self.missing_ids),
             "unknown": len(self.unknown_ids),
             "duplicates": len(self.duplicate_ids),
+            "outside": len(self.outside_ids),
             "unlabeled": self.unlabeled,
             "unparseable_ids": list(self.unparseable_ids),
             "missing_ids": list(self.missing_ids),
             "unknown_ids": list(self.unknown_ids),
             "duplicate_ids": list(self.duplicate_ids),
+            "outside_ids": list(self.outside_ids),
             "bad_rows": list(self.bad_rows),
         }
 
 
-def rescore(predictions: Predictions, rows: Sequence[Mapping[str, Any]]) -> Scores:
+def rescore(
+    predictions: Predictions, rows: Sequence[Mapping[str, Any]], *, clean: bool = False
+) -> Scores:
     """Score `predictions` against the refined split's `rows` (`Run.refined_rows()`).
 
     Parameters:
         predictions: what `read_predictions` returns (or one built by hand).
-        rows: refined rows with `id`, `example_id`, `label` (refined) and `original_label`.
+        rows: refined rows with `id`, `example_id`, `label` (refined), `original_label` and
+            `status`.
+        clean: score only the clean subset (status verified, repaired or reviewed); predictions
+            for the split's other items are listed in `outside_ids`, not scored.
 
     Returns:
         `Scores`. Raises `RefineryError` when predictions are keyed by `example_id` and the split
         repeats one (the match would be ambiguous).
     """
-    keys = [_row_key(row, predictions.key) for row in rows]
-    repeated = [k for k, n in Counter(keys).items() if n > 1]
+    split_keys = [_row_key(row, predictions.key) for row in rows]
+    repeated = [k for k, n in Counter(split_keys).items() if n > 1]
     if repeated:
         raise RefineryError(
-            f"{predictions.key} {repeated[0]!r} appears {keys.count(repeated[0])} times in the "
-            f"split; key the predictions by id"
+            f"{predictions.key} {repeated[0]!r} appears {split_keys.count(repeated[0])} times "
+            f"in the split; key the predictions by id"
         )
+    if clean:
+        from refinery.publish.columns import is_clean
+
+        kept = [(row, key) for row, key in zip(rows, split_keys, strict=True) if is_clean(row)]
+        rows, keys = [row for row, _ in kept], [key for _, key in kept]
+    else:
+        keys = split_keys
     by_key: dict[str, Prediction] = {}
     duplicates: list[str] = []
     for p in predictions.items:
@@ -142,7 +167,7 @@ def rescore(predictions: Predictions, rows: Sequence[Mapping[str, Any]]) -> Scor
             duplicates.append(p.key)
         else:
             by_key[p.key] = p
-    known = set(keys)
+    known, in_subset = set(split_keys), set(keys)
 
     original: list[tuple[Label, Outcome]] = []
     refined: list[tuple[Label, Outcome]] = []
@@ -180,7 +205,88 @@ def rescore(predictions: Predictions, rows: Sequence[Mapping[str, Any]]) -> Scor
         duplicate_ids=tuple(duplicates),
         bad_rows=predictions.bad_rows,
         unlabeled=unlabeled,
+        subset=CLEAN if clean else ALL,
+        split_items=len(split_keys),
+        outside_ids=tuple(k for k in by_key if k in known and k not in in_subset),
     )
+
+
+@dataclass(frozen=True)
+class Against:
+    """The refined split predictions are scored against, and where it came from.
+
+    `kind` is ``run`` (a run folder), ``published`` (a folder `refinery publish` built) or
+    ``hub`` (a published dataset downloaded from the Hub, `path` its local copy); `name` says
+    which split of what, for the terminal.
+    """
+
+    rows: list[dict[str, Any]]
+    kind: Literal["run", "published", "hub"]
+    path: Path
+    split: str
+    run_id: str
+    name: str
+
+
+def load_against(spec: str, *, split: str | None = None) -> Against:
+    """The split `spec` names: a run folder, a published folder, or a Hub dataset id.
+
+    A local folder wins over a Hub id of the same spelling; ``hf:OWNER/NAME`` always means the
+    Hub. A published folder (local or downloaded) with several splits needs `split`; for a run
+    folder `split` must be its own. Raises `RefineryError` (one line) when `spec` is none of
+    these, the split is not there, or the download fails (offline, gated, no such dataset).
+    """
+    from refinery import publish
+    from refinery.runs import RUN_FILE, load_run
+
+    path = Path(spec)
+    if not spec.startswith("hf:") and path.is_dir():
+        if (path / RUN_FILE).is_file():
+            run = load_run(path)
+            own = str(run.meta.get("split", ""))
+            if split is not None and split not in (own, publish.hub_split(own)):
+                raise ConfigError(f"--split {split}: run {run.run_id} holds split {own!r}")
+            return Against(run.refined_rows(), "run", path, own, run.run_id, f"run {run.run_id}")
+        if not publish.published_splits(path):
+            raise RefineryError(
+                f"{path} is not a run folder (no {RUN_FILE}) nor a published folder "
+                "(no refined/<split>.parquet beside a publish.json or README.md)"
+            )
+        return _published(path, "published", split)
+    if path.exists() and not spec.startswith("hf:"):
+        raise RefineryError(f"--against {spec}: a file, not a run folder or a published folder")
+    repo_id = spec.removeprefix("hf:")
+    try:
+        publish.check_repo_id(repo_id)
+    except ConfigError:
+        raise RefineryError(
+            f"--against {spec}: no such folder, and not a Hub dataset id (OWNER/NAME)"
+        ) from None
+    return _published(publish.download(repo_id), "hub", split)
+
+
+def _published(folder: Path, kind: Literal["published", "hub"], split: str | None) -> Against:
+    """One split of a published folder, chosen by `split` when it has several."""
+    from refinery import publish
+
+    splits = publish.published_splits(folder)
+    if not splits:
+        raise RefineryError(f"{folder} holds no refined split (refined/<split>.parquet)")
+    if split is None:
+        if len(splits) > 1:
+            raise ConfigError(f"{folder} has splits {', '.join(splits)}: choose one with --split")
+        split = splits[0]
+    elif split not in splits:
+        if publish.hub_split(split) not in splits:  # `all` is published as `train`
+            raise ConfigError(f"--split {split}: {folder} has {', '.join(splits)}")
+        split = publish.hub_split(split)
+    rows = publish.read_split(folder, split)
+    manifest = publish.read_manifest(folder) or {}
+    entry = manifest.get("splits", {}).get(split, {})
+    run_id = str(entry.get("run_id") or (rows[0].get("run_id") if rows else "") or "?")
+    release = " ".join(str(p) for p in (manifest.get("repo_id"), manifest.get("tag")) if p)
+    name = f"{release or folder.name} split {split} (run {run_id})"
+    return Against(rows, kind, folder, split, run_id, name)
 
 
 def _row_key(row: Mapping[str, Any], key: str) -> str:
@@ -232,6 +338,8 @@ def format_table(scores: Scores) -> str:
         ("missing predictions", scores.missing_ids, "counted wrong"),
         ("unknown ids", scores.unknown_ids, "not scored"),
     ]
+    if scores.subset != ALL:
+        counts.append(("outside the subset", scores.outside_ids, "not scored"))
     if scores.duplicate_ids:
         counts.append(("duplicate predictions", scores.duplicate_ids, "first one counted"))
     if scores.bad_rows:

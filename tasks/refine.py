@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+from uuid import UUID
 
-from prefect import task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect import get_run_logger, task
+from prefect.artifacts import (
+    create_markdown_artifact,
+    create_progress_artifact,
+    create_table_artifact,
+    update_progress_artifact,
+)
 
 from refinery import pipeline
 from refinery.check import check_items
 from refinery.datasets import load_any
 from refinery.datasets.records import Item, LoadResult
 from refinery.outcomes import Outcome, summary_table
+from refinery.progress import started
 from refinery.prove.verdict import Budget
 from refinery.runs.changes import Changes, cache_reuse, changes_since_previous, write_changes
 from refinery.validation import validate_input, validate_output
@@ -21,14 +30,37 @@ from vampire.registry import build_provers
 
 @task(name="load")
 def load_items(source: str) -> LoadResult:
-    """Load the source; each malformed row is reported and skipped."""
-    return pipeline.load_checked(load_any, source)
+    """Load the source; each malformed row is reported (a warning in the run's log) and skipped."""
+    return pipeline.load_checked(load_any, source, get_run_logger().warning)
+
+
+def stage_progress(name: str, total: int, every: float = 1.0) -> Callable[[int], None]:
+    """Step `name` of `total` items: a Prefect progress artifact (`refine-<name>-progress`) and
+    whatever display listens in-process (`refinery.progress`); returns its `advance(n)`.
+
+    The UI shows per-stage item counts as they complete; updates go out at most once per
+    `every` seconds (and at the end), so a long step costs the API a few calls, not thousands.
+    """
+    key = f"refine-{name}-progress"
+    # typed sync-or-async; called from a sync task it returns the id
+    artifact = cast(UUID, create_progress_artifact(0.0, key=key, description=f"0/{total} items"))
+    done, sent = 0, time.monotonic()
+
+    def advance(n: int) -> None:
+        nonlocal done, sent
+        done += n
+        if done >= total or time.monotonic() - sent >= every:
+            sent = time.monotonic()
+            share = 100.0 * done / max(1, total)
+            update_progress_artifact(artifact, share, description=f"{done}/{total} items")
+
+    return started(name, total, advance)
 
 
 @task(name="validate-input")
-def validate_input_task(items: list[Item]) -> dict[str, Any]:
-    """Great Expectations suite over the raw items."""
-    return validate_input(items)
+def validate_input_task(items: list[Item], cache: Path | None = None) -> dict[str, Any]:
+    """Great Expectations suite over the raw items (summaries cached by content)."""
+    return validate_input(items, cache)
 
 
 @task(name="check")
@@ -43,6 +75,7 @@ def check_task(
         budget=budget,
         workers=workers,
         cache_path=cache,
+        on_progress=stage_progress("check", len(items)),
     )
 
 
@@ -56,7 +89,8 @@ def repair_task(
     items: list[Item], rows: list[dict[str, Any]], settings: pipeline.RefineSettings
 ) -> list[Outcome]:
     """The critique → refine → re-check loop over the conflicting items."""
-    return pipeline.repair(items, rows, settings, build_provers)
+    progress = stage_progress("repair", len(items))
+    return pipeline.repair(items, rows, settings, build_provers, progress)
 
 
 @task(name="write-outputs")
@@ -68,9 +102,9 @@ def write_outputs_task(
 
 
 @task(name="validate-output")
-def validate_output_task(outcomes: list[Outcome]) -> dict[str, Any]:
-    """Great Expectations suite over the outcomes."""
-    return validate_output(outcomes)
+def validate_output_task(outcomes: list[Outcome], cache: Path | None = None) -> dict[str, Any]:
+    """Great Expectations suite over the outcomes (summaries cached by content)."""
+    return validate_output(outcomes, cache)
 
 
 @task(name="write-report")

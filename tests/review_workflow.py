@@ -97,7 +97,10 @@ def assert_applied_exactly(run: Path, queue: Path, reviewer: str) -> None:
     assert after[ID_1301]["status"] == "needs_review"
     report = (new_dir / "report.md").read_text(encoding="utf-8")
     assert "## Review round (3 decisions)" in report
-    assert f"| {ID_1201} | relabel | {reviewer} | True → Uncertain | 0 |" in report
+    assert (
+        f"| [{ID_1201}](#item-folio-sample-all-1201) | relabel | {reviewer} | True → Uncertain | 0 |"
+        in report
+    )
     audit = {
         json.loads(line)["id"]: json.loads(line)
         for line in (new_dir / "audit.jsonl").read_text(encoding="utf-8").splitlines()

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
+from commands import run
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
-REFINERY = Path(sys.executable).parent / "refinery"
-
-
-def run(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(REFINERY), *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def test_check_on_the_sample_writes_one_row_per_item(tmp_path: Path) -> None:

@@ -79,7 +79,7 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
     assert "| verified | 6 |" in report and "| repaired | 8 |" in report
     # both Great Expectations validations are in the report, with their statistics
     assert "### input: passed" in report and "### output: passed" in report
-    assert "## Conflicts and their evidence (4)" in report
+    assert "## Review queue (4 items)" in report
     assert "  - proves its negation: premises[0], premises[1], premises[2]" in report
     assert "refine_input" in report and "refine_output" in report
     for png in ("confusion.png", "error_classes.png"):

@@ -103,6 +103,6 @@ def test_a_deployment_keeps_its_task_runner_and_refuses_a_bad_one(tmp_path: Path
 def test_llm_concurrency_caps_local_repair_processes_only_with_the_llm() -> None:
     from refinery.pipeline import RefineSettings
 
-    with_llm = RefineSettings(source="x", workers=8, llm_concurrency=2)
+    with_llm = RefineSettings(source="x", workers=8, llm_concurrency=2, agents=("rules", "llm"))
     assert with_llm.repair_workers() == 2
     assert with_llm.model_copy(update={"agents": ("rules",)}).repair_workers() == 8

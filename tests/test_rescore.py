@@ -1,4 +1,5 @@
-"""Rescoring predictions: every number checked against a hand count on a reviewed copy of the sample.
+"""Rescoring predictions: every number checked against a hand count on a reviewed copy of the sample,
+against its run folder, its published release (local or from the Hub cache) and the clean subset.
 
 The reviewed copy changes three labels, as a reviewer would:
 203 True → False, 901 True → Uncertain, 1101 True → False. Its gold labels are then
@@ -13,17 +14,22 @@ and the hand-written predictions (`PREDICTED`) are right or wrong as worked out 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from refinery import publish
 from refinery.cli import main
 from refinery.errors import DataError, RefineryError
 from refinery.labels import Label
 from refinery.rescore import Prediction, Predictions, Scores, Tally, read_predictions, rescore
-from refinery.runs import load_run
+from refinery.runs import load_run, update_meta
 
 PREFIX = "folio-sample/all/"
 CHANGED = {"203": "False", "901": "Uncertain", "1101": "False"}
@@ -298,3 +304,162 @@ def test_cli_errors_are_reported_not_raised(
     assert f"refinery: error: {bad}:2: not valid JSON" in capsys.readouterr().err
     assert main(["rescore", str(bad), "--against", str(tmp_path)]) == 2
     assert "is not a run folder" in capsys.readouterr().err
+
+
+# --- against a release: a published folder, a Hub download, the clean subset ---------------------
+
+REPO_ID = "fol-refinery/folio-sample-refined"
+NOW = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def released(reviewed: Path, tmp_path: Path) -> Path:
+    """The reviewed run published, as `refinery publish` builds it (split `all` → `train`)."""
+    return publish.build(load_run(reviewed), tmp_path / "pub", repo_id=REPO_ID, now=NOW).folder
+
+
+@pytest.fixture
+def hub_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty Hugging Face cache, offline: nothing reaches the network or the user's cache."""
+    from huggingface_hub import constants
+
+    cache = tmp_path / "hf-cache"
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    # huggingface_hub reads both at import; the download reads these module constants
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    return cache
+
+
+def _cache_release(cache: Path, folder: Path) -> None:
+    """Put a published folder in the Hub cache as a finished download of REPO_ID leaves it."""
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = cache / ("datasets--" + REPO_ID.replace("/", "--"))
+    snapshot = repo / "snapshots" / commit
+    for name in ("README.md", "publish.json", "refined/train.parquet"):
+        (snapshot / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(folder / name, snapshot / name)
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+
+
+def test_a_published_folder_scores_as_its_run(
+    reviewed: Path, released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    preds = write_csv(tmp_path / "preds.csv")
+    assert main(["rescore", str(preds), "--against", str(reviewed)]) == 0
+    from_run = capsys.readouterr().out
+    assert main(["rescore", str(preds), "--against", str(released)]) == 0
+    from_release = capsys.readouterr().out
+    assert TABLE in from_release
+    # the same scores, line by line; only the first line (what was scored against) differs
+    assert from_release.split("\n", 1)[1] == from_run.split("\n", 1)[1]
+    assert from_release.startswith(
+        f"{preds}: 19 predictions against {REPO_ID} v1 split train (run 20260101-000000): "
+        "18 items, 3 labels changed by review\n"
+    )
+    out = tmp_path / "scores.json"
+    assert main(["rescore", str(preds), "--against", str(released), "--out", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert (report["source"], report["split"], report["subset"]) == ("published", "train", "all")
+    assert (report["items"], report["split_items"], report["outside"]) == (18, 18, 0)
+    assert report["refined"]["all"]["correct"] == 12 and report["original"]["all"]["correct"] == 11
+
+
+CLEAN_TABLE = """\
+                original labels          refined labels
+gold label      items  correct      acc  items  correct      acc
+True               12        7    58.3%      9        6    66.7%
+False               1        1   100.0%      3        2    66.7%
+Uncertain           2        2   100.0%      3        3   100.0%
+all                15       10    66.7%     15       11    73.3%
+labels changed      3        1    33.3%      3        2    66.7%
+
+unparseable predictions      1  counted wrong: folio-sample/all/401
+missing predictions          0
+unknown ids                  1  not scored: folio-sample/all/9999
+outside the subset           2  not scored: folio-sample/all/1201, folio-sample/all/1301"""
+
+
+def test_clean_scores_only_settled_items_and_says_so(
+    released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # clean leaves out the three items still in review: 301 (no prediction), 1201, 1301.
+    # original True (12): right 101 201 501 601 801 1001 1101; wrong 203 402 701 901;
+    # unparseable 401 → 7/12. refined True (9): right 101 201 501 601 801 1001 → 6/9;
+    # refined False 103 203 right, 1101 wrong → 2/3; Uncertain 102 202 901 → 3/3.
+    preds = write_csv(tmp_path / "preds.csv")
+    out = tmp_path / "clean.json"
+    argv = ["rescore", str(preds), "--against", str(released), "--clean", "--out", str(out)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(
+        f"{preds}: 19 predictions against {REPO_ID} v1 split train (run 20260101-000000), "
+        "clean subset: 15 of 18 items (verified, repaired or reviewed), 3 labels changed by "
+        "review\n"
+    )
+    assert CLEAN_TABLE in printed
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert (report["subset"], report["items"], report["split_items"]) == ("clean", 15, 18)
+    assert report["outside_ids"] == [f"{PREFIX}1201", f"{PREFIX}1301"]
+    assert report["missing_ids"] == [] and report["refined"]["all"]["accuracy"] == 11 / 15
+
+
+def test_clean_on_a_run_folder_matches_the_release(released: Path, reviewed: Path) -> None:
+    predictions = read_predictions(write_jsonl(released.parent / "preds.jsonl"))
+    from_run = rescore(predictions, load_run(reviewed).refined_rows(), clean=True)
+    from_release = rescore(predictions, publish.read_split(released, "train"), clean=True)
+    assert from_run == from_release
+    assert from_run.outside_ids == ("1201", "1301") and from_run.missing_ids == ()
+    assert from_run.original["all"] == Tally(items=15, correct=10, unparseable=1)
+
+
+def test_a_hub_id_scores_from_the_cache_and_fails_offline_in_one_line(
+    released: Path, hub_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    preds = write_csv(tmp_path / "preds.csv")
+    assert main(["rescore", str(preds), "--against", REPO_ID]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        f"refinery: error: cannot download dataset {REPO_ID}: offline (HF_HUB_OFFLINE is set) "
+        "and not in the local Hugging Face cache\n"
+    )  # one line, no traceback
+    _cache_release(hub_cache, released)  # as a earlier download would have left it
+    assert main(["rescore", str(preds), "--against", f"hf:{REPO_ID}", "--split", "all"]) == 0
+    printed = capsys.readouterr().out
+    assert f"against {REPO_ID} v1 split train (run 20260101-000000): 18 items" in printed
+    assert TABLE in printed
+
+
+def test_a_release_with_several_splits_needs_split(
+    reviewed: Path, released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = shutil.copytree(reviewed, tmp_path / "20260103-000000")
+    update_meta(other, run_id=other.name, split="validation")
+    publish.build(load_run(other), released, repo_id=REPO_ID, now=NOW)
+    preds = write_csv(tmp_path / "preds.csv")
+    assert main(["rescore", str(preds), "--against", str(released)]) == 2
+    assert "has splits train, validation: choose one with --split" in capsys.readouterr().err
+    assert main(["rescore", str(preds), "--against", str(released), "--split", "validation"]) == 0
+    assert "split validation (run 20260103-000000): 18 items" in capsys.readouterr().out
+    assert main(["rescore", str(preds), "--against", str(released), "--split", "test"]) == 2
+    assert "--split test: " in capsys.readouterr().err
+    assert main(["rescore", str(preds), "--against", str(reviewed), "--split", "test"]) == 2
+    assert "holds split 'all'" in capsys.readouterr().err
+    assert main(["rescore", str(preds), "--against", "not a repo id"]) == 2
+    assert "no such folder, and not a Hub dataset id" in capsys.readouterr().err
+
+
+def test_offline_is_one_line_from_the_environment_alone(tmp_path: Path) -> None:
+    # a fresh process, as a user runs it: HF_HUB_OFFLINE=1 is all it is told
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf-home")}
+    preds = write_jsonl(tmp_path / "preds.jsonl")
+    code = "import sys; from refinery.cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = [sys.executable, "-c", code, "rescore", str(preds), "--against", REPO_ID]
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"refinery: error: cannot download dataset {REPO_ID}: offline (HF_HUB_OFFLINE is set) "
+        "and not in the local Hugging Face cache"
+    ]

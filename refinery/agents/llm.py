@@ -79,13 +79,13 @@ class LLMSettings:
     model: str
 
 
-def llm_settings_from_env() -> LLMSettings | None:
-    """Read `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `REFINERY_LLM_MODEL`.
+def llm_settings_from_env(base_url: str = "") -> LLMSettings | None:
+    """Read `OPENAI_BASE_URL` (unless `base_url` is given), `OPENAI_API_KEY`, `REFINERY_LLM_MODEL`.
 
-    Returns None when `OPENAI_BASE_URL` is unset: the caller then serves the embedded model.
-    Local servers ignore the key, so a missing one becomes a placeholder rather than an error.
+    Returns None when there is no base URL. Local servers ignore the key, so a missing one
+    becomes a placeholder rather than an error.
     """
-    base_url = os.environ.get("OPENAI_BASE_URL", "").strip()
+    base_url = base_url.strip() or os.environ.get("OPENAI_BASE_URL", "").strip()
     if not base_url:
         return None
     return LLMSettings(

@@ -26,11 +26,23 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="refinery",
         description="Find and fix errors in first-order-logic reasoning benchmarks.",
+        epilog="Exit codes: 0 done; 1 the data fails a gate you asked for (check --fail-on, "
+        "refine --fail-on-new-conflicts); 2 bad input or usage (one line on stderr).",
     )
+    top.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = top.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.register(sub)
     return top
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("fol-refinery")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

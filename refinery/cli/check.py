@@ -7,6 +7,7 @@ Locally (the default) no Prefect is imported; `--task-runner dask|ray|…` runs 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,15 +46,31 @@ def register(sub: Any) -> None:
         help="decide labels only: no proving premises, no countermodels (faster)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--fail-on",
+        default="",
+        metavar="CATEGORY,…",
+        help="exit 1 when some item ends in one of these categories, e.g. "
+        "label_mismatch,parse_error (a gate for CI jobs); default: exit 0 whatever the data",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print a machine-readable summary (counts per category, agreement, files) on stdout",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from refinery.datasets import check_source
     from refinery.outputs import write_table
     from vampire.registry import resolve_names
 
+    gates = _gates(args.fail_on)
+    for source in args.sources:
+        check_source(source)
     console = Console(stderr=True)
     names = resolve_names(args.provers.split(","))
     cache = None if args.no_cache else config.state_dir() / "cache" / "verdicts.sqlite"
@@ -75,7 +92,62 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"wrote {table.parquet} and {table.csv}")
     else:
         console.print(f"verdicts unchanged: {table.parquet} and {table.csv} left as they are")
+    failing = {c: n for c, n in _counts(rows).items() if c in gates and n}
+    if args.json:
+        print(json.dumps(_json_summary(rows, names, wall, table, failing), indent=2))
+    if failing:
+        found = ", ".join(f"{c} {n}" for c, n in failing.items())
+        console.print(f"[red]--fail-on: {found} item(s)[/]")
+        return 1
     return 0
+
+
+def _gates(text: str) -> set[str]:
+    """The categories of `--fail-on`; `ConfigError` for a name that is not a category."""
+    from refinery.check import CATEGORIES
+    from refinery.errors import ConfigError
+
+    gates = {c.strip() for c in text.split(",") if c.strip()}
+    unknown = sorted(gates - set(CATEGORIES))
+    if unknown:
+        raise ConfigError(
+            f"--fail-on: unknown categor{'y' if len(unknown) == 1 else 'ies'} "
+            f"{', '.join(unknown)}; expected some of {', '.join(CATEGORIES)}"
+        )
+    return gates
+
+
+def _counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    from refinery.summary import category_counts
+
+    return dict(category_counts(rows))
+
+
+def _json_summary(
+    rows: list[dict[str, Any]],
+    names: Sequence[str],
+    wall: float,
+    table: Any,
+    failing: dict[str, int],
+) -> dict[str, Any]:
+    from refinery.summary import prover_agreement
+
+    agreement = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            found = prover_agreement(rows, a, b)
+            agreement[f"{a}/{b}"] = {"agree": found.agree, "both_decided": found.both_decided}
+    return {
+        "items": len(rows),
+        "seconds": round(wall, 3),
+        "provers": list(names),
+        "categories": _counts(rows),
+        "agreement": agreement,
+        "cached": sum(1 for r in rows if r["cached"]),
+        "files": {"parquet": str(table.parquet), "csv": str(table.csv)},
+        "written": bool(table.written),
+        "failed_gates": failing,
+    }
 
 
 def _check_on_cluster(
@@ -102,10 +174,9 @@ def _check_here(
     args: argparse.Namespace, names: list[str], cache: Path | None, console: Any
 ) -> list[dict[str, Any]]:
     """Check on this machine's pool, with a progress bar; no Prefect."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from refinery.check import check_items
     from refinery.datasets import load_any
+    from refinery.progress import terminal
     from refinery.prove.verdict import Budget
     from vampire.registry import build_provers
 
@@ -118,15 +189,7 @@ def _check_here(
     if not items:
         return []
     budget = Budget(seconds=args.budget, rlimit=args.rlimit or None)
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=args.quiet or not console.is_terminal,
-    ) as bar:
-        task = bar.add_task(f"checking with {', '.join(names)}", total=len(items))
+    with terminal(console, enabled=not args.quiet) as stage:
         rows = check_items(
             items,
             prover_factory=build_provers,
@@ -134,7 +197,7 @@ def _check_here(
             budget=budget,
             workers=args.workers,
             cache_path=cache,
-            on_progress=lambda n: bar.advance(task, n),
+            on_progress=stage(f"checking with {', '.join(names)}", len(items)),
             evidence=not args.no_evidence,
         )
     return rows

@@ -58,7 +58,17 @@ def add_refine_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--review", help="review queue CSV (default: review/<dataset>-<split>.csv)")
     parser.add_argument(
-        "--agents", default="rules,llm", help="rules | rules,llm (default %(default)s)"
+        "--agents",
+        default="rules",
+        help="rules | rules,llm: the LLM critic is opt-in and needs --llm (default %(default)s)",
+    )
+    parser.add_argument(
+        "--llm",
+        default="",
+        metavar="URL|embedded",
+        help="the llm agent's OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; model "
+        "$REFINERY_LLM_MODEL, key $OPENAI_API_KEY), or 'embedded': the bundled SmolLM2-135M, "
+        "a demonstration of the wiring, not a useful critic",
     )
     parser.add_argument(
         "--max-rounds", type=int, default=3, help="repair rounds per item (default %(default)s)"
@@ -92,6 +102,7 @@ def refine_settings(args: argparse.Namespace, **overrides: Any) -> Any:
         "agents": parse_agents(args.agents),
         "max_rounds": args.max_rounds,
         "llm_rounds": args.llm_rounds,
+        "llm": args.llm,
         "provers": tuple(resolve_names(args.provers.split(","))),
         "workers": args.workers,
         "task_runner": args.task_runner,

@@ -16,7 +16,7 @@ from typing import Any
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "publish",
-        help="build a Hub-ready dataset folder (refined + changes configs, card) from a run",
+        help="build a Hub-ready dataset folder (refined, clean and changes configs; card) from a run",
     )
     parser.add_argument(
         "run_dir", type=Path, metavar="RUN_DIR", help="a refine or review run folder"

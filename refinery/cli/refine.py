@@ -1,8 +1,15 @@
-"""`refinery refine`: the Refine run as a Prefect flow (ephemeral unless PREFECT_API_URL is set)."""
+"""`refinery refine`: the whole Refine run, as a Prefect flow (ephemeral unless PREFECT_API_URL is
+set) or, with `--no-prefect`, the same steps in this process (`refinery.pipeline.refine_here`).
+
+Everything that can be checked before the run is, so a typo fails in a fraction of a second
+with one line: the source, the options (through `RefineSettings`) and the LLM endpoint.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from typing import Any
 
@@ -22,23 +29,79 @@ def register(sub: Any) -> None:
         action="store_true",
         help="exit 1 when items need review that the previous run of the split did not flag",
     )
+    parser.add_argument(
+        "--no-prefect",
+        action="store_true",
+        help="run the same steps in this process, without Prefect: a one-off run that pays no "
+        "orchestrator start-up (scheduled runs and clusters use the flow)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the run summary as JSON (stdout) instead"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars (they go to stderr)")
+    parser.add_argument(
+        "--verbose", action="store_true", help="show Prefect's and great-expectations' own logs"
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from refinery.agents.endpoint import EMBEDDED, EMBEDDED_NOTE, check_llm_choice
+    from refinery.datasets import check_source
+    from refinery.errors import ConfigError
+
+    check_source(args.source)
     settings = refine_settings(
         args, out_dir=args.out, fail_on_new_conflicts=args.fail_on_new_conflicts
     )
+    check_llm_choice(settings.agents, settings.llm)
+    if args.no_prefect and settings.runner().distributed:
+        raise ConfigError("--no-prefect runs on this machine; --task-runner dask|ray needs Prefect")
+    console = Console(stderr=True)
+    if "llm" in settings.agents and settings.llm == EMBEDDED:
+        console.print(f"[yellow]note: {EMBEDDED_NOTE}[/]")
+    _quiet_libraries(verbose=args.verbose)
+    if args.no_prefect:
+        summary, failure = _here(settings, console, args.quiet)
+    else:
+        summary, failure = _flow(settings, console, args.quiet)
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
+    else:
+        from refinery.pipeline import format_summary
+
+        print(format_summary(summary))
+    if failure:  # only with --fail-on-new-conflicts (see refinery.runs.changes)
+        print(f"refinery: {failure}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _here(settings: Any, console: Any, quiet: bool) -> tuple[dict[str, Any], str | None]:
+    from refinery.pipeline import refine_here
+    from refinery.progress import terminal
+    from vampire.registry import build_provers
+
+    with terminal(console, enabled=not quiet) as stage:
+        return refine_here(settings, build_provers, stage)
+
+
+def _flow(settings: Any, console: Any, quiet: bool) -> tuple[dict[str, Any], str | None]:
     config.prefect_environment()
     from flows.refine import refine_flow
-    from refinery.pipeline import format_summary
+    from refinery.progress import listening, terminal
 
-    state = refine_flow(settings, return_state=True)
+    with terminal(console, enabled=not quiet) as stage, listening(stage):
+        state = refine_flow(settings, return_state=True)
     summary = state.result(raise_on_failure=False)
     if isinstance(summary, BaseException):
         raise summary  # a crash, not a verdict on the data: let it show
-    print(format_summary(summary))
-    if state.is_failed():  # only with --fail-on-new-conflicts (see refinery.runs.changes)
-        print(f"refinery: {state.message}", file=sys.stderr)
-        return 1
-    return 0
+    return summary, state.message if state.is_failed() else None
+
+
+def _quiet_libraries(*, verbose: bool) -> None:
+    """Prefect's run-by-run log lines, only when asked for (a server's UI keeps them anyway)."""
+    if not verbose:
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")

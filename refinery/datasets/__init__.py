@@ -14,11 +14,34 @@ package stays cheap.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from refinery.datasets.records import Item, LoadResult
 from refinery.labels import Label
+
+
+def check_source(source: str) -> None:
+    """`DataError` at once when `source` names a local file that cannot be read (a Hub source,
+    `hf:OWNER/NAME`, is checked when it is loaded): commands call this before anything slow.
+
+    >>> check_source("missing.jsonl")
+    Traceback (most recent call last):
+    ...
+    refinery.errors.DataError: missing.jsonl: no such file
+    """
+    from refinery.errors import DataError
+
+    if source.startswith("hf:"):
+        return
+    path = Path(source)
+    if not path.exists():
+        raise DataError(f"{source}: no such file")
+    if not path.is_file():
+        raise DataError(f"{source}: not a file")
+    if not os.access(path, os.R_OK):
+        raise DataError(f"{source}: cannot read (permission denied)")
 
 
 def load_any(

@@ -1,147 +1,40 @@
-"""The dataset card (`README.md` of a published folder): YAML front matter and the text body.
+"""The dataset card (`README.md` of a published folder): Hub metadata and the text body.
 
 The card is rendered from the publish manifest (`publish.json`) alone, so the same manifest always
-gives the same card. This module also owns what the card says about the data's origin: the
-license carried over from the source (a ``License: X`` line in a PROVENANCE.md, LICENSE or
-README.md beside the source file, mapped to a Hub license id) and the source's citation.
+gives the same card. The metadata is a `huggingface_hub.DatasetCardData`: license, creators,
+source datasets, the configs (`refined` the default, `clean`, `changes`) and each config's typed
+columns (``dataset_info``), which `datasets.load_dataset` casts to. The body says how the data
+was checked, what each column means, what is still open (Limitations), how to cite it, and what
+changed release by release. What it says of the data's origin comes from
+`refinery.publish.origin`.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refinery.outcomes import Status
+from refinery.publish.columns import (
+    CHANGES_NOTES,
+    CLEAN_STATUSES,
+    CONFIGS,
+    FIELD_NOTES,
+    LABEL_COLUMNS,
+    LABEL_NAMES,
+    feature_text,
+)
+from refinery.publish.origin import citation, upstream
 
-#: Hub license ids by normalised spelling (lower case, letters, digits and dots only).
-_LICENSES = {
-    "cc0": "cc0-1.0",
-    "cc01.0": "cc0-1.0",
-    "cc01.0universal": "cc0-1.0",
-    "publicdomain": "cc0-1.0",
-    "ccby4.0": "cc-by-4.0",
-    "creativecommonsattribution4.0": "cc-by-4.0",
-    "creativecommonsattribution4.0international": "cc-by-4.0",
-    "ccbysa4.0": "cc-by-sa-4.0",
-    "creativecommonsattributionsharealike4.0": "cc-by-sa-4.0",
-    "creativecommonsattributionsharealike4.0international": "cc-by-sa-4.0",
-    "ccbync4.0": "cc-by-nc-4.0",
-    "ccbyncsa4.0": "cc-by-nc-sa-4.0",
-    "mit": "mit",
-    "mitlicense": "mit",
-    "apache2.0": "apache-2.0",
-    "apachelicense2.0": "apache-2.0",
-    "apachelicenseversion2.0": "apache-2.0",
-    "bsd3clause": "bsd-3-clause",
-    "gpl3.0": "gpl-3.0",
-    "odcby": "odc-by",
-    "odcby1.0": "odc-by",
-    "unknown": "unknown",
-    "other": "other",
-}
-_LICENSE_FILES = ("PROVENANCE.md", "LICENSE", "LICENSE.md", "LICENSE.txt", "README.md")
-_LICENSE_LINE = re.compile(r"^[\s>*_#-]*license[*_]*\s*:[*_]*\s*(.+?)\s*$", re.IGNORECASE)
-
-#: Upstream licenses of datasets we know by name, used when no file beside the source says.
-_KNOWN = {
-    "folio": ("cc-by-sa-4.0", "CC-BY-SA-4.0 (the FOLIO release: Yale-LILY/FOLIO LICENSE)"),
-}
-_FOLIO = re.compile(r"^folio(-v\d+(\.\d+)*)?$")
-_PROOFWRITER = re.compile(r"^proofwriter")
-
-_FOLIO_BIBTEX = """@article{han2022folio,
-  title={FOLIO: Natural Language Reasoning with First-Order Logic},
-  author={Han, Simeng and Schoelkopf, Hailey and Zhao, Yilun and Qi, Zhenting and Riddell, Martin and Benson, Luke and Sun, Lucy and Zubova, Ekaterina and Qiao, Yujie and Burtell, Matthew and Peng, David and Fan, Jonathan and Liu, Yixin and Wong, Brian and Sailor, Malcolm and Ni, Ansong and Nan, Linyong and Kasai, Jungo and Yu, Tao and Zhang, Rui and Joty, Shafiq and Fabbri, Alexander R. and Kryscinski, Wojciech and Lin, Xi Victoria and Xiong, Caiming and Radev, Dragomir},
-  journal={arXiv preprint arXiv:2209.00840},
-  url={https://arxiv.org/abs/2209.00840},
-  year={2022}
-}"""
-_PROOFWRITER_BIBTEX = """@inproceedings{tafjord-etal-2021-proofwriter,
-  title={{P}roof{W}riter: Generating Implications, Proofs, and Abductive Statements over Natural Language},
-  author={Tafjord, Oyvind and Dalvi, Bhavana and Clark, Peter},
-  booktitle={Findings of the Association for Computational Linguistics: ACL-IJCNLP 2021},
-  pages={3621--3634},
-  url={https://aclanthology.org/2021.findings-acl.317},
-  year={2021}
-}"""
+if TYPE_CHECKING:
+    from huggingface_hub import DatasetCardData
 
 _STATUSES = tuple(s.value for s in Status)
+_CLEAN = tuple(s.value for s in CLEAN_STATUSES)
 _LIST_LIMIT = 20  # ids listed per changelog line and rows per card table; the rest is counted
-
-
-@dataclass(frozen=True)
-class License:
-    """A Hub license id, the name as found, and where it was found (empty when nowhere)."""
-
-    id: str
-    name: str
-    origin: str
-
-
-def hub_license(text: str) -> str | None:
-    """The Hub license id for a license name as people write it, or None when unknown.
-
-    >>> hub_license("CC0."), hub_license("CC BY-SA 4.0"), hub_license("MIT License")
-    ('cc0-1.0', 'cc-by-sa-4.0', 'mit')
-    >>> hub_license("my own terms") is None
-    True
-    """
-    for candidate in (text, re.split(r"[(;,]", text)[0]):
-        key = re.sub(r"[^a-z0-9.]", "", candidate.lower()).strip(".")
-        if key in _LICENSES:  # Hub ids normalise onto keys too (cc-by-sa-4.0 → ccbysa4.0)
-            return _LICENSES[key]
-    return None
-
-
-def find_license(source: str, dataset: str, *, override: str | None = None) -> License:
-    """The license to publish under: `override`, else the source's, else ``unknown``.
-
-    The source's license is the first ``License: X`` line of a PROVENANCE.md, LICENSE or
-    README.md in the source file's folder (a LICENSE file may instead name its license in its
-    first line, e.g. "MIT License"); failing that, the upstream license of a dataset known by
-    name (FOLIO). A name with no Hub id becomes ``other`` with the name kept.
-    """
-    if override:
-        return License(hub_license(override) or override.lower(), override, "`--license`")
-    folder = None if source.startswith("hf:") else Path(source).expanduser().resolve().parent
-    for name in _LICENSE_FILES if folder else ():
-        path = folder / name if folder else Path(name)
-        if not path.is_file():
-            continue
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        found = [m.group(1) for m in map(_LICENSE_LINE.match, lines) if m]
-        if not found and name.startswith("LICENSE"):
-            found = [line.strip() for line in lines if line.strip()][:1]
-        if found:
-            lid = hub_license(found[0]) or "other"
-            return License(lid, found[0].rstrip("."), f"`{name}` beside the source file")
-    if _FOLIO.match(dataset):
-        lid, name = _KNOWN["folio"]
-        return License(lid, name, "the upstream FOLIO release (no license file beside the source)")
-    return License("unknown", "", "")
-
-
-def citation(dataset: str) -> str | None:
-    """BibTeX of the dataset a run's source comes from (FOLIO, ProofWriter), None for others."""
-    if _FOLIO.match(dataset):
-        return _FOLIO_BIBTEX
-    if _PROOFWRITER.match(dataset):
-        return _PROOFWRITER_BIBTEX
-    return None
-
-
-def pretty_name(dataset: str) -> str:
-    """A human name for the published dataset, e.g. ``FOLIO v2 (refined FOL)``."""
-    if m := _FOLIO.match(dataset):
-        base = "FOLIO" + (f" {m.group(1)[1:]}" if m.group(1) else "")
-    elif _PROOFWRITER.match(dataset):
-        base = "ProofWriter"
-    else:
-        base = dataset
-    return f"{base} (refined FOL)"
+_TAGS = ["logic", "first-order-logic", "reasoning", "theorem-proving", "fol-refinery"]
 
 
 def size_category(n: int) -> str:
@@ -152,23 +45,35 @@ def size_category(n: int) -> str:
     return "100K<n<1M" if n < 1_000_000 else "1M<n<10M"
 
 
-def front_matter(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """The card's YAML metadata: license, configs (refined is the default), task, size."""
+def card_data(manifest: Mapping[str, Any]) -> DatasetCardData:
+    """The card's metadata: license, creators, sources, configs and their typed columns."""
+    from huggingface_hub import DatasetCardData
+
     splits: Mapping[str, Any] = manifest["splits"]
     license_: Mapping[str, str] = manifest["license"]
-    meta: dict[str, Any] = {
-        "pretty_name": manifest["pretty_name"],
-        "license": license_["id"],
-    }
+    up = upstream(manifest["dataset"], [s["source"] for s in splits.values()])
+    reviewed = any(s["counts"].get(Status.REVIEWED, 0) for s in splits.values())
+    # the refinements are machine-made (provers, repairs); reviewers' decisions are expert-made
+    made = {*up.annotations_creators, "machine-generated"} | (
+        {"expert-generated"} if reviewed else set()
+    )
+    extra: dict[str, Any] = {}
     if license_["id"] == "other" and license_["name"]:
-        meta["license_name"] = re.sub(r"[^a-z0-9.]+", "-", license_["name"].lower()).strip("-")
-    meta |= {
-        "language": ["en"],
-        "task_categories": ["text-classification"],
-        "task_ids": ["natural-language-inference"],
-        "tags": ["logic", "first-order-logic", "reasoning", "theorem-proving", "fol-refinery"],
-        "size_categories": [size_category(sum(s["items"] for s in splits.values()))],
-        "configs": [
+        extra["license_name"] = re.sub(r"[^a-z0-9.]+", "-", license_["name"].lower()).strip("-")
+    features: Mapping[str, Any] = manifest["features"]
+    return DatasetCardData(
+        pretty_name=manifest["pretty_name"],
+        license=license_["id"],
+        language=["en"],
+        annotations_creators=sorted(made),
+        language_creators=list(up.language_creators),
+        multilinguality=["monolingual"],
+        size_categories=[size_category(sum(s["items"] for s in splits.values()))],
+        source_datasets=[f"extended|{i}" for i in up.hub_ids] or ["extended|other"],
+        task_categories=["text-classification"],
+        task_ids=["natural-language-inference"],
+        tags=list(_TAGS),
+        configs=[
             {
                 "config_name": config,
                 **({"default": True} if config == "refined" else {}),
@@ -177,18 +82,20 @@ def front_matter(manifest: Mapping[str, Any]) -> dict[str, Any]:
                     for split in sorted(splits)
                 ],
             }
-            for config in ("refined", "changes")
+            for config in CONFIGS
         ],
-    }
-    return meta
+        dataset_info=[{"config_name": config, "features": features[config]} for config in CONFIGS],
+        **extra,
+    )
 
 
 def render_card(manifest: Mapping[str, Any]) -> str:
-    """The whole README.md: front matter between ``---`` lines, then the Markdown body."""
-    import yaml
+    """The whole README.md: the metadata block between ``---`` lines, then the Markdown body."""
+    from huggingface_hub import DatasetCard
 
-    head = yaml.safe_dump(front_matter(manifest), sort_keys=False, allow_unicode=True)
-    return f"---\n{head}---\n\n" + "\n".join(_body(manifest)) + "\n"
+    head = card_data(manifest).to_yaml()
+    card = DatasetCard(f"---\n{head}\n---\n\n" + "\n".join(_body(manifest)) + "\n")
+    return str(card)
 
 
 def changelog_lines(entry: Mapping[str, Any]) -> list[str]:
@@ -238,10 +145,26 @@ def _changed(what: str, values: Sequence[str]) -> list[str]:
     return [f"  - {what} ({len(values)}): {shown}{more}"]
 
 
+def release_citation(manifest: Mapping[str, Any]) -> str:
+    """BibTeX for this release of the refined dataset (the upstream's is `origin.citation`)."""
+    repo_id, tag = manifest["repo_id"], manifest["tag"]
+    key = re.sub(r"[^a-z0-9]+", "_", f"{repo_id}_{tag}".lower()).strip("_")
+    return "\n".join(
+        [
+            f"@misc{{{key},",
+            f"  title={{{{{manifest['pretty_name']}}}}},",
+            f"  author={{{repo_id.split('/')[0]}}},",
+            f"  howpublished={{\\url{{https://huggingface.co/datasets/{repo_id}}}}},",
+            f"  note={{Release {tag} (version {manifest['version']}); first-order-logic "
+            "annotations checked and repaired with FOL Refinery},",
+            f"  year={{{manifest['built_at'][:4]}}}",
+            "}",
+        ]
+    )
+
+
 def _body(manifest: Mapping[str, Any]) -> list[str]:
     splits: Mapping[str, Any] = manifest["splits"]
-    repo_id = manifest["repo_id"]
-    first = next(iter(splits.values()))
     lines = [
         f"# {manifest['pretty_name']}",
         "",
@@ -288,8 +211,12 @@ def _body(manifest: Mapping[str, Any]) -> list[str]:
             lines.append(f"\n… and {len(changes) - _LIST_LIMIT} more (see the `changes` config).")
     else:
         lines.append("No label was changed.")
-    lines += _usage(repo_id, splits)
-    lines += _provenance(manifest, splits, first)
+    lines += _usage(manifest["repo_id"], splits)
+    lines += _fields(manifest["features"])
+    lines += _changes_config(manifest["repo_id"], splits)
+    lines += _limitations(manifest["repo_id"], splits)
+    lines += _provenance(manifest, splits)
+    lines += _citations(manifest, splits)
     lines += ["", "## Changelog", ""]
     for entry in manifest["changelog"]:
         lines += [f"### {entry['tag']} ({entry['date'][:10]})", "", *changelog_lines(entry), ""]
@@ -305,23 +232,26 @@ def _usage(repo_id: str, splits: Mapping[str, Any]) -> list[str]:
         "```python",
         "from datasets import load_dataset",
         "",
-        f'refined = load_dataset("{repo_id}")  # the refined split(s), original columns first',
+        f'refined = load_dataset("{repo_id}")  # every item, original columns first',
+        f'clean = load_dataset("{repo_id}", "clean")  # settled items only (see Limitations)',
         f'changes = load_dataset("{repo_id}", "changes")  # one row per changed field',
-        f'print(refined["{split}"][0]["premises-FOL"])',
+        f'row = refined["{split}"][0]',
+        f'print(row["premises-FOL"], refined["{split}"].features["label"].int2str(row["label"]))',
         "```",
         "",
         "Configs:",
         "",
-        "- `refined` (default): the input's own columns (`premises-FOL` and `conclusion-FOL` "
-        "hold the refined FOL, so it is a drop-in replacement) plus `id`, `status` "
-        "(verified | repaired | needs_review | reviewed), `reason`, `original_label`, `label`, "
-        "`suggested_label`, `prover_label`, `original_premises_fol`, "
-        "`original_conclusion_fol`, `repaired_by`, `error_classes`, `audit`, `run_id`, "
-        "`content_hash` and the review columns.",
-        "- `changes`: one row per changed field of an item — `id`, `field` "
-        "(`premises-FOL[i]` for premise line i, counted from 0; `conclusion-FOL`; `label`), "
-        "`before`, `after`, `status`, `reason`, `reviewer`, `repaired_by`. Unchanged items "
-        "have no rows.",
+        "- `refined` (default): every item. The input's own columns come first "
+        "(`premises-FOL` and `conclusion-FOL` hold the refined FOL, so it is a drop-in "
+        "replacement), then FOL Refinery's: `id`, `status`, the original FOL and label, the "
+        "provers' label, the repairs, the evidence and the review columns.",
+        f"- `clean`: the `refined` rows whose status is {_or(_CLEAN)}.",
+        "- `changes`: one row per changed field of an item (see below).",
+        "",
+        f"{_or([f'`{c}`' for c in LABEL_COLUMNS], 'and')} are class labels "
+        f"({', '.join(f'{i} = {n}' for i, n in enumerate(LABEL_NAMES))}): `load_dataset` gives "
+        'the number, `features["label"].int2str(n)` the name. The parquet files keep the names '
+        "as text, for pandas or DuckDB. `error_classes` is a list of strings.",
         "",
         "Per split, `report/<split>/` holds the run's report (`report.md`, `report.html`, "
         "figures), `diff.md` (every change, item by item) and `audit.jsonl` (each repair's "
@@ -329,9 +259,108 @@ def _usage(repo_id: str, splits: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _provenance(
-    manifest: Mapping[str, Any], splits: Mapping[str, Any], first: Mapping[str, Any]
-) -> list[str]:
+def _fields(features: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
+    """One line per column of each config: its name, its type and what it holds."""
+    lines = ["", "## Fields", "", "### `refined` and `clean`", ""]
+    for f in features["refined"]:
+        note = FIELD_NOTES.get(f["name"], "from the source, unchanged")
+        if f["name"] in LABEL_COLUMNS:
+            note += "; null where it is none of the three"
+        lines.append(f"- `{f['name']}` ({feature_text(f)}): {note}")
+    lines += ["", "### `changes`", ""]
+    lines += [
+        f"- `{f['name']}` ({feature_text(f)}): {CHANGES_NOTES[f['name']]}"
+        for f in features["changes"]
+    ]
+    return lines
+
+
+def _changes_config(repo_id: str, splits: Mapping[str, Any]) -> list[str]:
+    rows = sum(s.get("changed_fields", 0) for s in splits.values())
+    items = sum(s.get("changed_items", 0) for s in splits.values())
+    split = next(iter(sorted(splits)))
+    return [
+        "",
+        "## The `changes` config",
+        "",
+        "One row per changed field of an item: an item with two premise lines repaired has two "
+        f"rows, an unchanged item none (this release: {rows} rows for {items} items). "
+        "To read a row:",
+        "",
+        "- `field` says what changed: `premises-FOL[i]` is premise line i, counted from 0 (the "
+        "i-th line of the newline-joined `premises-FOL`, or its i-th element where the source "
+        "keeps lists), `conclusion-FOL`, or `label` (changed only by a reviewer).",
+        "- `before` is the source's value and `after` the released one; null on one side means "
+        "the line exists only on the other (added or removed).",
+        "- `repaired_by` names the repair that made the change and `reviewer` the reviewer; "
+        "`status` and `reason` are the item's, `evidence` says why its released FOL gets the "
+        "provers' label.",
+        "- To see an item whole, look its `id` up in `refined` (`original_premises_fol` beside "
+        "`premises-FOL`), or read `report/<split>/diff.md`.",
+        "",
+        "```python",
+        f'changes = load_dataset("{repo_id}", "changes")["{split}"].to_pandas()',
+        'relabelled = changes[changes["field"] == "label"]  # before → after, with the reviewer',
+        'per_item = changes.groupby("id")["field"].apply(list)  # what changed, item by item',
+        "```",
+    ]
+
+
+def _limitations(repo_id: str, splits: Mapping[str, Any]) -> list[str]:
+    items = sum(s["items"] for s in splits.values())
+    open_ = sum(s["counts"].get(Status.NEEDS_REVIEW, 0) for s in splits.values())
+    clean = sum(s.get("clean", 0) for s in splits.values())
+    share = f"{open_ / items:.1%}" if items else "0%"
+    per_split = (
+        " ("
+        + ", ".join(
+            f"`{n}`: {s['counts'].get(Status.NEEDS_REVIEW, 0)} of {s['items']}"
+            for n, s in splits.items()
+        )
+        + ")"
+        if len(splits) > 1
+        else ""
+    )
+    lines = [
+        "",
+        "## Limitations",
+        "",
+        f"- **Items still in review ship in the default config.** {open_} of {items} items "
+        f"({share}){per_split} have status `needs_review`: their FOL could not be made to prove "
+        "the gold label, or the provers could not decide (see Outcomes for why). Their FOL may "
+        "still be wrong and their label is the source's. The default `refined` config keeps "
+        "them, unfiltered, so that it stays a drop-in replacement holding every item.",
+        f"- **For settled items only**, load the `clean` config ({clean} items, status "
+        f"{_or(_CLEAN)}), or filter the default one:",
+        "",
+        "  ```python",
+        f'  settled = refined.filter(lambda row: row["status"] in ({_quoted(_CLEAN)}))',
+        "  ```",
+    ]
+    flagged = Counter[str]()
+    for s in splits.values():
+        flagged.update(s.get("flagged", {}))
+    if flagged:
+        said = ", ".join(f"`{r}`: {n}" for r, n in sorted(flagged.items()))
+        lines.append(
+            f"- Some settled items still carry a `reason` ({said}): the provers "
+            "settle them, but a formula may not say what its sentence says, so they are queued "
+            'for review as well. `clean` keeps them; drop them with `row["reason"] == ""`.'
+        )
+    lines += [
+        f"- A verified or repaired item's FOL proves its gold label with "
+        f"{_or(_provers(splits).split(', '), 'and')}. "
+        "That does not show the FOL says what the sentences say, nor that the gold label is "
+        "right: labels change only by review, and `suggested_label` flags those the provers "
+        "dispute.",
+        "- Scores on `refined`, on `clean` and on the original split differ in what they count: "
+        "say which config and release you scored on. `refinery rescore PREDICTIONS --against "
+        f"{repo_id} [--clean]` scores predictions on both the original and the refined labels.",
+    ]
+    return lines
+
+
+def _provenance(manifest: Mapping[str, Any], splits: Mapping[str, Any]) -> list[str]:
     license_ = manifest["license"]
     if license_["id"] == "unknown":
         said = (
@@ -341,18 +370,49 @@ def _provenance(
     else:
         name = f" ({license_['name']})" if license_["name"] else ""
         said = f"`{license_['id']}`{name}, carried over from {license_['origin']}."
+    up = upstream(manifest["dataset"], [s["source"] for s in splits.values()])
     lines = ["", "## Source and license", ""]
     lines += [
         f"- split `{n}`: `{s['source']}` (source split `{s['source_split']}`)"
         for n, s in splits.items()
     ]
-    lines += ["", f"License: {said}", "", "## Citation", ""]
+    if up.hub_ids:
+        hub = ", ".join(f"[`{i}`](https://huggingface.co/datasets/{i})" for i in up.hub_ids)
+        lines += ["", f"Upstream on the Hugging Face Hub: {hub}."]
+    lines += ["", f"License: {said}", ""]
+    if up.gated:
+        lines.append(
+            "**Upstream terms.** The upstream release is gated on the Hub: you must accept its "
+            "terms there before downloading it. Those terms apply to this derived release too."
+        )
+    else:
+        lines.append(
+            "**Upstream terms.** The upstream dataset may be gated on the Hub (asking you to "
+            "accept its terms before downloading); if so, those terms apply to this derived "
+            "release too."
+        )
+    return lines
+
+
+def _citations(manifest: Mapping[str, Any], splits: Mapping[str, Any]) -> list[str]:
+    lines = ["", "## Citation", "", "If you use this release, please cite it:", ""]
+    lines += ["```bibtex", release_citation(manifest), "```", ""]
     bib = citation(manifest["dataset"])
     if bib:
-        lines += ["Please cite the source dataset:", "", "```bibtex", bib, "```"]
+        lines += ["and the source dataset:", "", "```bibtex", bib, "```"]
     else:
+        first = next(iter(splits.values()))
         lines.append(f"The source (`{first['source']}`) names no publication to cite.")
     return lines
+
+
+def _quoted(words: Sequence[str]) -> str:
+    return ", ".join(f'"{w}"' for w in words)
+
+
+def _or(words: Sequence[str], last: str = "or") -> str:
+    """Words as prose: ``a``, ``a or b``, ``a, b or c``."""
+    return ", ".join(words[:-1]) + f" {last} {words[-1]}" if len(words) > 1 else "".join(words)
 
 
 def _provers(splits: Mapping[str, Any]) -> str:

@@ -4,6 +4,7 @@
 one folder per Hub repository, laid out as the repository will be.
 
 - ``refined/<split>.parquet``: the ``refined`` config (the default), the run's refined split.
+- ``clean/<split>.parquet``: the ``clean`` config, the refined items that are settled.
 - ``changes/<split>.parquet``: the ``changes`` config, one row per changed field of an item.
 - ``report/<split>/``: the run's report (md, html, figures), its ``audit.jsonl``, and ``diff.md``.
 - ``README.md``: the dataset card (`refinery.publish.card`). ``publish.json``: the manifest.
@@ -39,32 +40,15 @@ import pyarrow.parquet as pq
 from refinery.errors import ConfigError, RefineryError
 from refinery.outcomes import Status
 from refinery.outputs import atomic_write, atomic_write_text
-from refinery.publish.card import find_license, pretty_name, render_card
+from refinery.publish.card import render_card
+from refinery.publish.columns import CHANGES_SCHEMA, features, is_clean, refined_table
+from refinery.publish.origin import find_license, pretty_name
 from refinery.runs import Run
 
 MANIFEST = "publish.json"
 PUSH_RECORD = ".pushed.json"  # local only: dot files are never part of a release
-CONFIGS = ("refined", "changes")
+FORMAT = 2  # 2: typed labels and lists, the clean config
 REPORT_FILES = ("report.md", "report.html", "confusion.png", "error_classes.png", "audit.jsonl")
-
-#: The `changes` config's columns, typed up front so a split with no changes still loads.
-CHANGES_SCHEMA = pa.schema(
-    [
-        (name, pa.string())
-        for name in (
-            "id",
-            "field",
-            "before",
-            "after",
-            "status",
-            "reason",
-            "reviewer",
-            "repaired_by",
-            "evidence",
-        )
-    ]
-)
-_INT_COLUMNS = {"story_id", "example_id"}
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 
@@ -238,9 +222,13 @@ def build(
         )
     baseline, version, history = _baseline(out, existing, previous)
     split = hub_split(str(run.meta["split"]))
-    files = _write_split(run, rows, out, split)
+    tables = _tables(rows)
+    config_features = {config: features(t.schema) for config, t in tables.items()}
     splits = dict(existing["splits"]) if existing else {}
-    splits[split] = _split_entry(run, rows, files)
+    splits[split] = {"features": config_features}
+    shared = _features(out, dict(sorted(splits.items())))  # before anything is written
+    files = _write_split(run, rows, tables, out, split)
+    splits[split] = _split_entry(run, rows, files, config_features)
     splits = dict(sorted(splits.items()))
     found = find_license(str(run.meta["source"]), dataset, override=license_name)
     if existing and not license_name and found.id == "unknown":
@@ -251,7 +239,7 @@ def build(
     date = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
     entry = changelog_entry(baseline, splits, version=version, tag=tag, date=date)
     manifest: dict[str, Any] = {
-        "format": 1,
+        "format": FORMAT,
         "repo_id": repo_id,
         "dataset": dataset,
         "pretty_name": pretty_name(dataset),
@@ -260,6 +248,7 @@ def build(
         "built_at": date,
         "license": license_,
         "files": sorted({f for s in splits.values() for f in s["files"]} | {"README.md", MANIFEST}),
+        "features": shared,
         "splits": splits,
         "baseline": baseline,
         "changelog": [entry, *history],
@@ -278,36 +267,61 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     return manifest
 
 
+def published_splits(folder: Path) -> list[str]:
+    """The splits of a publish folder (or a download of one), from its ``refined/`` files.
+
+    Empty when `folder` is not one: it needs a ``publish.json`` or a ``README.md`` (a card)
+    beside ``refined/<split>.parquet``.
+    """
+    if not ((folder / MANIFEST).is_file() or (folder / "README.md").is_file()):
+        return []
+    return sorted(p.stem for p in (folder / "refined").glob("*.parquet"))
+
+
+def read_split(folder: Path, split: str, *, config: str = "refined") -> list[dict[str, Any]]:
+    """One split of one config of a publish folder, as rows (labels as text, lists as lists)."""
+    path = folder / config / f"{split}.parquet"
+    if not path.is_file():
+        raise RefineryError(f"{folder} has no split {split!r} in its {config} config ({path})")
+    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    return rows
+
+
 # --- the split's files -------------------------------------------------------------------------
 
 
-def _write_split(run: Run, rows: Sequence[Mapping[str, Any]], out: Path, split: str) -> list[str]:
-    """Write the split's parquet files, report copies and diff.md; return their repo paths."""
-    changes = change_rows(rows)
-    written = [f"refined/{split}.parquet", f"changes/{split}.parquet"]
-    _write_parquet(out / written[0], _table(rows))
-    _write_parquet(out / written[1], pa.Table.from_pylist(changes, schema=CHANGES_SCHEMA))
+def _tables(rows: Sequence[Mapping[str, Any]]) -> dict[str, pa.Table]:
+    """The split's table in each config: refined, its clean subset, and the changes."""
+    refined = refined_table(rows)
+    return {
+        "refined": refined,
+        "clean": refined.filter(pa.array([is_clean(r) for r in rows], pa.bool_())),
+        "changes": pa.Table.from_pylist(change_rows(rows), schema=CHANGES_SCHEMA),
+    }
+
+
+def _write_split(
+    run: Run,
+    rows: Sequence[Mapping[str, Any]],
+    tables: Mapping[str, pa.Table],
+    out: Path,
+    split: str,
+) -> list[str]:
+    """Write the split's parquet files (one per config), report copies and diff.md; return
+    their repo paths."""
+    written = []
+    for config, table in tables.items():
+        written.append(f"{config}/{split}.parquet")
+        _write_parquet(out / written[-1], table)
     report = f"report/{split}"
     for name in REPORT_FILES:
         if (run.path / name).is_file():
             _copy(run.path / name, out / report / name)
             written.append(f"{report}/{name}")
+    changes = tables["changes"].to_pylist()
     atomic_write_text(out / report / "diff.md", _diff_markdown(run.run_id, split, rows, changes))
     written.append(f"{report}/diff.md")
     return sorted(written)
-
-
-def _table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
-    """The rows as an Arrow table with the input's own types (v2: strings, v0: string lists)."""
-    table = pa.Table.from_pylist(list(rows))
-    # a column with no value in any row comes out null-typed, which `datasets` cannot cast later
-    fields = [
-        pa.field(f.name, pa.int64() if f.name in _INT_COLUMNS else pa.string())
-        if pa.types.is_null(f.type)
-        else f
-        for f in table.schema
-    ]
-    return table.cast(pa.schema(fields))
 
 
 def _copy(src: Path, dest: Path) -> None:
@@ -321,11 +335,18 @@ def _write_parquet(path: Path, table: pa.Table) -> None:
     atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
-def _split_entry(run: Run, rows: Sequence[Mapping[str, Any]], files: list[str]) -> dict[str, Any]:
+def _split_entry(
+    run: Run,
+    rows: Sequence[Mapping[str, Any]],
+    files: list[str],
+    config_features: Mapping[str, list[dict[str, Any]]],
+) -> dict[str, Any]:
     """What the manifest keeps about one published split (the card is rendered from it)."""
     meta, settings = run.meta, run.meta.get("settings", {})
     statuses = Counter(str(r["status"]) for r in rows)
     reasons = Counter(str(r["reason"]) for r in rows if r["status"] == Status.NEEDS_REVIEW)
+    flagged = Counter(str(r["reason"]) for r in rows if is_clean(r) and r.get("reason"))
+    changes = change_rows(rows)
     return {
         "run_id": run.run_id,
         "run_kind": meta.get("kind", "refine"),
@@ -341,6 +362,10 @@ def _split_entry(run: Run, rows: Sequence[Mapping[str, Any]], files: list[str]) 
             k: statuses[k] for k in (*(s.value for s in Status), *sorted(statuses)) if statuses[k]
         },
         "reasons": dict(sorted(reasons.items())),
+        "clean": sum(map(is_clean, rows)),
+        "changed_fields": len(changes),
+        "changed_items": len({c["id"] for c in changes}),
+        "flagged": dict(sorted(flagged.items())),  # settled, yet with a reason (nl_mismatch)
         "label_changes": [
             {
                 "id": r["id"],
@@ -353,8 +378,27 @@ def _split_entry(run: Run, rows: Sequence[Mapping[str, Any]], files: list[str]) 
             if r.get("original_label") != r.get("label")
         ],
         "files": files,
+        "features": dict(config_features),
         "snapshot": snapshot(rows),
     }
+
+
+def _features(out: Path, splits: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Each config's features, which every split must share (`datasets` loads them as one)."""
+    found: dict[str, Any] = {}
+    for name, s in splits.items():
+        if "features" not in s:
+            raise RefineryError(
+                f"split {name} in {out} was built by an older FOL Refinery: publish its run "
+                "into this folder again first"
+            )
+        for config, value in s["features"].items():
+            if found.setdefault(config, (name, value))[1] != value:
+                raise RefineryError(
+                    f"splits {found[config][0]} and {name} have different {config} columns; "
+                    "a release needs one set of columns per config"
+                )
+    return {config: value for config, (_, value) in found.items()}
 
 
 def _diff_markdown(

@@ -3,7 +3,7 @@
 `plan_push` turns a folder `refinery.publish.folder.build` wrote into one commit (operations,
 message, description) and a tag, without any network. `push` sends that plan through an
 `HfApi`-like object; `record_push` notes locally what was pushed, so the next build starts a new
-version against it.
+version against it. `download` brings a published release back (for `refinery rescore`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from refinery.errors import RefineryError
 from refinery.outputs import atomic_write_text
 from refinery.publish.card import change_counts, changelog_lines
 from refinery.publish.folder import MANIFEST, PUSH_RECORD, Publication, read_manifest
+
+#: What `download` fetches of a release: enough to score against its refined split(s).
+DOWNLOAD_PATTERNS = ("README.md", MANIFEST, "refined/*.parquet")
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,43 @@ def record_push(
         "pushed_at": (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds"),
     }
     return atomic_write_text(folder / PUSH_RECORD, json.dumps(record, indent=1) + "\n")
+
+
+def download(repo_id: str) -> Path:
+    """The local folder of a published dataset's card, manifest and refined split(s).
+
+    Fetched with `huggingface_hub.snapshot_download` (the local Hugging Face cache when offline,
+    ``HF_HUB_OFFLINE=1``); any failure, a gated or missing repository or no network, is one
+    `RefineryError` line.
+    """
+    from huggingface_hub import constants, snapshot_download
+    from huggingface_hub.errors import GatedRepoError, LocalEntryNotFoundError
+
+    try:
+        path = snapshot_download(
+            repo_id, repo_type="dataset", allow_patterns=list(DOWNLOAD_PATTERNS)
+        )
+    except GatedRepoError as err:
+        raise RefineryError(
+            f"dataset {repo_id} is gated: accept its terms at "
+            f"https://huggingface.co/datasets/{repo_id}, then log in (HF_TOKEN or `hf auth login`)"
+        ) from err
+    except LocalEntryNotFoundError as err:
+        if not constants.HF_HUB_OFFLINE:
+            raise _failed(repo_id, err) from err
+        raise RefineryError(
+            f"cannot download dataset {repo_id}: offline (HF_HUB_OFFLINE is set) and not in the "
+            "local Hugging Face cache"
+        ) from err
+    # the Hub client raises httpx, OSError, ValueError and its own errors
+    except Exception as err:
+        raise _failed(repo_id, err) from err
+    return Path(path)
+
+
+def _failed(repo_id: str, err: Exception) -> RefineryError:
+    reason = " ".join(str(err).split())  # the Hub client's messages run over several lines
+    return RefineryError(f"cannot download dataset {repo_id} from the Hugging Face Hub: {reason}")
 
 
 def summary_lines(publication: Publication, plan: PushPlan) -> list[str]:

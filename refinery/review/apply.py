@@ -19,7 +19,7 @@ from typing import Any
 from refinery import runs
 from refinery.errors import RefineryError
 from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows, outcome_counts
-from refinery.report import write_report
+from refinery.report import run_history, write_report
 from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
 from refinery.review.queue import read_queue_lines
@@ -165,6 +165,7 @@ def apply_review(
         validations=run.meta.get("validations", {}),
         meta=report_meta,
         review=review_log,
+        history=run_history(staging, before=new_id),
     )
     staging.rename(out)
     return Applied(

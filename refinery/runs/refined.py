@@ -20,11 +20,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from refinery.datasets.records import Item
 from refinery.outcomes import REVIEW_FIELDS, Outcome
-from refinery.outputs import atomic_write, atomic_write_text
+from refinery.outputs import arrow_table, atomic_write, atomic_write_text
 
 OUTCOME_COLUMNS = (
     "id",
@@ -114,7 +112,10 @@ def write_refined(
     out_dir: Path, rows: Sequence[Mapping[str, Any]], outcomes: Sequence[Outcome]
 ) -> dict[str, Path]:
     """Write `refined.parquet`, `refined.jsonl` and `audit.jsonl` (one line per item) atomically."""
-    frame = pd.DataFrame(list(rows))
+    # without pandas: a re-run on unchanged data would pay its second of import for nothing
+    import pyarrow.parquet as pq
+
+    table = arrow_table(rows)
     jsonl = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     audit = "".join(
         json.dumps(
@@ -133,7 +134,7 @@ def write_refined(
     )
     return {
         "parquet": atomic_write(
-            out_dir / "refined.parquet", lambda tmp: frame.to_parquet(tmp, index=False)
+            out_dir / "refined.parquet", lambda tmp: pq.write_table(table, tmp)
         ),
         "jsonl": atomic_write_text(out_dir / "refined.jsonl", jsonl),
         "audit": atomic_write_text(out_dir / "audit.jsonl", audit),

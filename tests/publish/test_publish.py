@@ -1,5 +1,6 @@
-"""Publish: the Hub-ready folder loads with `datasets` as users will load it, the card's metadata
-parses, changelogs list exactly what changed, and a push makes exactly the planned commit."""
+"""Publish: the Hub-ready folder loads with `datasets` as users will load it (typed labels and
+lists, the clean subset), the card's metadata parses, changelogs list exactly what changed, and a
+push makes exactly the planned commit."""
 
 from __future__ import annotations
 
@@ -17,14 +18,17 @@ import yaml
 from refinery import publish
 from refinery.cli import main
 from refinery.errors import RefineryError
-from refinery.publish.card import citation, find_license, hub_license
+from refinery.publish.origin import citation, find_license, hub_license
 from refinery.runs import load_run, update_meta
 
 NOW = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
 REPO_ID = "fol-refinery/folio-sample-refined"
+LABELS = ["True", "False", "Uncertain"]
+SETTLED = {"verified", "repaired", "reviewed"}
 RELEASE_FILES = [
     "README.md",
     "changes/train.parquet",
+    "clean/train.parquet",
     "publish.json",
     "refined/train.parquet",
     "report/train/audit.jsonl",
@@ -122,6 +126,14 @@ def published(sample_run: Path, tmp_path: Path) -> Iterator[publish.Publication]
     yield publish.build(load_run(sample_run), tmp_path / "pub", repo_id=REPO_ID, now=NOW)
 
 
+def _as_released(row: dict[str, Any]) -> dict[str, Any]:
+    """A run's refined row as `datasets` loads it from a release, worked out here: labels as
+    `ClassLabel` numbers, comma-joined error classes as a list."""
+    classes = [c for c in row["error_classes"].split(",") if c]
+    labels = {k: LABELS.index(row[k]) for k in ("label", "original_label")}
+    return {**row, **labels, "error_classes": classes}
+
+
 def test_the_refined_config_is_the_default_and_holds_every_row(
     published: publish.Publication, sample_run: Path, offline: Path
 ) -> None:
@@ -132,9 +144,45 @@ def test_the_refined_config_is_the_default_and_holds_every_row(
     rows = load_run(sample_run).refined_rows()
     got = loaded["train"].to_list()
     assert [r["id"] for r in got] == [r["id"] for r in rows] and len(got) == 18
-    assert got == rows  # every column: refined FOL, labels, status, provenance, same types
-    assert loaded["train"].features["premises-FOL"].dtype == "string"
-    assert loaded["train"].features["example_id"].dtype == "int64"
+    assert got == [_as_released(r) for r in rows]  # every column, same order, typed
+    features = loaded["train"].features
+    assert features["premises-FOL"].dtype == "string"  # FOLIO v2's own layout: a drop-in
+    assert features["example_id"].dtype == "int64"
+    for name in ("label", "original_label"):
+        assert isinstance(features[name], datasets.ClassLabel)
+        assert features[name].names == LABELS
+    assert features["label"].int2str(got[5]["label"]) == "True"  # 203: gold True
+    assert isinstance(features["error_classes"], datasets.List)
+    assert features["error_classes"].feature.dtype == "string"
+    assert got[6]["error_classes"] == ["arity_conflict", "free_variable", "unbalanced_parentheses"]
+
+
+def test_the_clean_config_holds_only_settled_items(
+    sample_run: Path, tmp_path: Path, offline: Path
+) -> None:
+    import datasets
+    import pyarrow.parquet as pq
+
+    run = load_run(_reviewed_copy(sample_run, tmp_path / "20260102-000000-review"))
+    built = publish.build(run, tmp_path / "pub", repo_id=REPO_ID, now=NOW)
+    rows = run.refined_rows()
+    settled = [r["id"] for r in rows if r["status"] in SETTLED]
+    # 6 verified, 8 repaired, and 203 1201 1301 reviewed; 301 is the one still in review
+    assert len(settled) == 17 and {r["status"] for r in rows} == SETTLED | {"needs_review"}
+    clean = datasets.load_dataset(str(built.folder), "clean", cache_dir=str(offline))["train"]
+    assert clean["id"] == settled
+    assert (
+        clean.features
+        == datasets.load_dataset(str(built.folder), cache_dir=str(offline))["train"].features
+    )  # the same typed columns as the default config
+    row = next(r for r in clean.to_list() if r["id"].endswith("/203"))
+    assert clean.features["label"].int2str(row["label"]) == "False"  # the reviewer's label
+    assert clean.features["original_label"].int2str(row["original_label"]) == "True"
+    # the parquet files keep label names as text, for readers other than `datasets`
+    table = pq.read_table(built.folder / "clean" / "train.parquet")
+    assert set(table.column("label").to_pylist()) == {"True", "False", "Uncertain"}
+    changes = datasets.load_dataset(str(built.folder), "changes", cache_dir=str(offline))
+    assert len(changes["train"]) == 11  # the changes config still loads beside it
 
 
 def test_the_changes_config_lists_every_changed_field(
@@ -193,15 +241,111 @@ def test_the_card_names_configs_license_and_says_first_release(
             "data_files": [{"split": "train", "path": "refined/train.parquet"}],
         },
         {
+            "config_name": "clean",
+            "data_files": [{"split": "train", "path": "clean/train.parquet"}],
+        },
+        {
             "config_name": "changes",
             "data_files": [{"split": "train", "path": "changes/train.parquet"}],
         },
     ]
     card = (published.folder / "README.md").read_text(encoding="utf-8")
     assert f'load_dataset("{REPO_ID}", "changes")' in card
+    assert f'load_dataset("{REPO_ID}", "clean")' in card
     assert "| train | `20260101-000000` | 18 | 6 | 8 | 0 | 4 |" in card
     assert "first release: split `train`" in card and "No label was changed." in card
     assert "names no publication to cite" in card and "/work" not in card  # no local paths
+
+
+def _section(card: str, title: str) -> str:
+    """The text of one ``## title`` section of the card, up to the next ``## ``."""
+    head, sep, rest = card.partition(f"\n## {title}\n")
+    assert sep, f"the card has no section {title!r}"
+    return rest.split("\n## ", 1)[0]
+
+
+def test_the_card_metadata_parses_back_with_huggingface_hub(
+    published: publish.Publication,
+) -> None:
+    import pyarrow.parquet as pq
+    from huggingface_hub import DatasetCard
+
+    data = DatasetCard.load(published.folder / "README.md").data
+    assert data.source_datasets == ["extended|other"]  # the sample is no known Hub dataset
+    assert data.annotations_creators == ["machine-generated", "other"]  # no review yet
+    assert data.language_creators == ["other"] and data.multilinguality == ["monolingual"]
+    assert data.size_categories == ["n<1K"] and data.license == "cc0-1.0"
+    info = {c["config_name"]: c["features"] for c in data.dataset_info}
+    for config in ("refined", "clean", "changes"):
+        schema = pq.read_schema(published.folder / config / "train.parquet")
+        assert [f["name"] for f in info[config]] == schema.names  # every column, in order
+    label = next(f for f in info["refined"] if f["name"] == "label")
+    assert label["dtype"]["class_label"]["names"] == {"0": "True", "1": "False", "2": "Uncertain"}
+    assert {"name": "error_classes", "sequence": "string"} in info["clean"]
+
+
+def test_the_card_says_what_each_column_holds_and_what_is_still_open(
+    published: publish.Publication,
+) -> None:
+    import pyarrow.parquet as pq
+
+    card = (published.folder / "README.md").read_text(encoding="utf-8")
+    fields = _section(card, "Fields")
+    refined_part, _, changes_part = fields.partition("### `changes`")
+    for part, config in ((refined_part, "refined"), (changes_part, "changes")):
+        named = [line.split("`")[1] for line in part.splitlines() if line.startswith("- `")]
+        assert named == pq.read_schema(published.folder / config / "train.parquet").names
+    assert "- `label` (class label: True, False, Uncertain): the gold label" in fields
+    assert "- `error_classes` (list of string):" in fields
+    assert "- `before` (string): the source's value (null:" in fields
+    limits = _section(card, "Limitations")
+    assert "4 of 18 items (22.2%) have status `needs_review`" in limits
+    assert "load the `clean` config (14 items, status verified, repaired or reviewed)" in limits
+    assert 'refined.filter(lambda row: row["status"] in ("verified", "repaired", "reviewed"))' in (
+        limits
+    )
+    changes = _section(card, "The `changes` config")
+    assert "One row per changed field" in changes and "8 rows for 8 items" in changes
+    assert "`premises-FOL[i]` is premise line i, counted from 0" in changes
+    source = _section(card, "Source and license")
+    assert "may be gated on the Hub" in source and "terms apply to this derived release" in source
+    cite = _section(card, "Citation")
+    assert "@misc{fol_refinery_folio_sample_refined_v1," in cite
+    assert f"howpublished={{\\url{{https://huggingface.co/datasets/{REPO_ID}}}}}" in cite
+    assert "year={2026}" in cite and cite.count("```bibtex") == 1  # no upstream BibTeX known
+
+
+def test_a_folio_release_names_its_gated_upstream_and_both_citations(
+    sample_run: Path, tmp_path: Path
+) -> None:
+    from huggingface_hub import DatasetCard
+
+    run = load_run(_reviewed_copy(sample_run, tmp_path / "20260102-000000-review"))
+    update_meta(run.path, dataset="folio-v2")
+    path = run.path / "refined.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for row in rows:  # settled by the provers, yet flagged: a formula misreads its sentence
+        if row["example_id"] in (1001, 1101):
+            row["reason"] = "nl_mismatch"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    built = publish.build(load_run(run.path), tmp_path / "pub", repo_id=REPO_ID, now=NOW)
+    card = (built.folder / "README.md").read_text(encoding="utf-8")
+    data = DatasetCard(card).data
+    assert data.source_datasets == ["extended|yale-nlp/FOLIO"]
+    assert data.pretty_name == "FOLIO v2 (refined FOL)"
+    # FOLIO's stories and FOL are expert-written; refinements machine-made, reviews expert-made
+    assert data.annotations_creators == ["expert-generated", "machine-generated"]
+    assert data.language_creators == ["expert-generated"]
+    source = _section(card, "Source and license")
+    assert "[`yale-nlp/FOLIO`](https://huggingface.co/datasets/yale-nlp/FOLIO)" in source
+    assert "The upstream release is gated on the Hub: you must accept its terms" in source
+    cite = _section(card, "Citation")
+    assert cite.count("```bibtex") == 2 and "@misc{fol_refinery_folio_sample_refined_v1," in cite
+    assert "and the source dataset:" in cite and "arXiv:2209.00840" in cite
+    limits = _section(card, "Limitations")
+    assert "1 of 18 items (5.6%) have status `needs_review`" in limits  # 301 only
+    assert "(17 items, status verified, repaired or reviewed)" in limits
+    assert "Some settled items still carry a `reason` (`nl_mismatch`: 2)" in limits
 
 
 def test_licenses_come_from_beside_the_source_or_say_unknown(tmp_path: Path) -> None:
@@ -395,3 +539,59 @@ def test_cli_push_sends_the_plan_and_records_it(
     )
     assert main(argv[:-2]) == 0  # the next build is a new release against the pushed one
     assert "release v2 (version 2): since r1: no item changes" in capsys.readouterr().out
+
+
+def test_splits_of_one_release_must_share_their_columns(sample_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pub"
+    publish.build(load_run(sample_run), out, repo_id=REPO_ID, now=NOW)
+    other = shutil.copytree(sample_run, tmp_path / "20260103-000000")
+    update_meta(other, run_id=other.name, split="validation")
+    manifest = json.loads((out / "publish.json").read_text(encoding="utf-8"))
+    refined = manifest["splits"]["train"]["features"]["refined"]
+    manifest["splits"]["train"]["features"]["refined"] = refined[:-1]  # one column fewer
+    (out / "publish.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(RefineryError, match="train and validation have different refined columns"):
+        publish.build(load_run(other), out, repo_id=REPO_ID, now=NOW)
+    assert not list(out.glob("*/validation.parquet"))  # refused before anything was written
+    del manifest["splits"]["train"]["features"]  # as a release before typed columns has it
+    (out / "publish.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(RefineryError, match="split train in .* was built by an older"):
+        publish.build(load_run(other), out, repo_id=REPO_ID, now=NOW)
+    publish.build(load_run(sample_run), out, repo_id=REPO_ID, now=NOW)  # rebuilt: train is new
+    built = publish.build(load_run(other), out, repo_id=REPO_ID, now=NOW)
+    assert list(built.manifest["splits"]) == ["train", "validation"]
+    assert built.manifest["features"]["refined"] == refined
+
+
+def test_v0_lists_stay_lists_and_labels_take_the_one_vocabulary() -> None:
+    from refinery.publish.columns import features, refined_table
+
+    rows = [
+        {
+            "premises": ["All cats purr.", "Tom is a cat."],  # FOLIO v0 keeps lists
+            "premises-FOL": ["∀x (Cat(x) → Purr(x))", "Cat(tom)"],
+            "label": "Unknown",  # v0's spelling of Uncertain
+            "original_label": "Unknown",
+            "error_classes": "",  # no row has any: still a list of strings, not of nulls
+            "review_note": None,
+        },
+        {
+            "premises": ["Tom purrs."],
+            "premises-FOL": ["Purr(tom)"],
+            "label": "maybe",  # no gold label: null, not a fourth class
+            "original_label": "True",
+            "error_classes": "",
+            "review_note": None,
+        },
+    ]
+    table = refined_table(rows)
+    assert table.column("label").to_pylist() == ["Uncertain", None]
+    assert table.column("error_classes").to_pylist() == [[], []]
+    assert features(table.schema) == [
+        {"name": "premises", "sequence": "string"},
+        {"name": "premises-FOL", "sequence": "string"},
+        {"name": "label", "dtype": {"class_label": {"names": {"0": "True", "1": "False", "2": "Uncertain"}}}},
+        {"name": "original_label", "dtype": {"class_label": {"names": {"0": "True", "1": "False", "2": "Uncertain"}}}},
+        {"name": "error_classes", "sequence": "string"},
+        {"name": "review_note", "dtype": "string"},
+    ]  # fmt: skip

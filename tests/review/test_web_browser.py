@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from headless_chromium import launch
 
 from refinery.review.queue import COLUMNS, read_queue, write_rows
 from refinery.review.record import read_conflicts
@@ -37,17 +38,6 @@ from review_workflow import (
     copy_sample,
 )
 
-CHROMIUM = Path(os.environ.get("REFINERY_CHROMIUM", "/usr/bin/chromium"))
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 REFINERY = Path(sys.executable).with_name("refinery")
 WAIT_MS = 60_000  # generous: two cores, provers on every edit; no assertion is about time
 SCREENSHOT = os.environ.get("REFINERY_REVIEW_SCREENSHOT", "")
@@ -57,21 +47,7 @@ pytestmark = pytest.mark.prover
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.is_file():
-        pytest.skip(
-            f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium with apt-get "
-            "where it can (as root); set REFINERY_CHROMIUM to use another binary"
-        )
-    try:
-        from playwright.sync_api import expect, sync_playwright
-    except ImportError:
-        pytest.skip("the playwright package is not installed (it is in the dev extra)")
-    expect.set_options(timeout=WAIT_MS)
-    with sync_playwright() as playwright:
-        # a fresh profile per launch: Playwright gives every browser a new user-data-dir
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
+    yield from launch(WAIT_MS)
 
 
 class Server:
