@@ -31,7 +31,7 @@ def run_once(
     settings = pipeline.RefineSettings(
         source=str(source),
         out_dir=str(out),
-        review_path=str(out / "review.csv"),
+        review_path=str(out.parent / f"{out.name}-review.csv"),  # beside: the run is renamed in
         agents=agents,
         workers=workers,
         state_dir=str(state),

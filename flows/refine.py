@@ -7,6 +7,8 @@ on the run-level decision that refinery.runs.changes makes.
 
 After the outputs are written, the run is compared with the previous run of its split
 (refinery.runs.changes): changes.md / changes.json in the run folder and a `refine-changes` artifact.
+The run folder is built aside and renamed into place by the `finish-run` task once the report
+and the changes are in it (refinery.pipeline), so a run that dies half-way leaves no run folder.
 With `settings.fail_on_new_conflicts` (scheduled deployments), new conflicts end the run in a
 Failed state: the flow *returns* `Failed(message=..., data=summary)` rather than raising, so the
 server shows a plain Failed run with the reason as its state message (no traceback), and the
@@ -26,6 +28,7 @@ from refinery.agents.endpoint import llm_endpoint
 from tasks.refine import (
     changes_task,
     check_task,
+    finish_run_task,
     load_items,
     publish_artifacts_task,
     publish_changes_task,
@@ -63,8 +66,9 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
     report = write_report_task(
         written["outcomes"], {"input": input_validation, "output": output_validation}, settings
     )
-    publish_artifacts_task(written["outcomes"], report["markdown"])
     changes = changes_task(written["outcomes"], rows, settings)
+    finish_run_task(settings)
+    publish_artifacts_task(written["outcomes"], report["markdown"])
     failure = changes.failure_message(fail_on_new_conflicts=settings.fail_on_new_conflicts)
     publish_changes_task(changes, failure)
     summary = pipeline.run_summary(

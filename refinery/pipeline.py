@@ -3,14 +3,19 @@
 `RefineSettings` carries every option of a run (it is the flow's one parameter); the functions
 below load, repair (`refinery.repair`, per item), write the refined split and review queue, write
 the report and summarise. Nothing here imports Prefect.
+
+The run folder is built aside (`refinery.runs.claim`, by `write_outputs`) and appears under its
+name only when `finish_run` renames it into place after the report and the comparison with the
+previous run: a run killed half-way leaves no folder that later runs or `publish` take for a run.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -26,10 +31,24 @@ from refinery.prove.verdict import Budget
 from refinery.repair import RepairConfig, check_agents, repair_items
 from refinery.runs.refined import refined_rows, write_refined
 
+if TYPE_CHECKING:
+    from refinery.runs.changes import Changes
 
-def new_run_id() -> str:
-    """A sortable run id, e.g. 20261122-011530."""
-    return dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
+#: Run ids this process has handed out, so two ids from one process never collide.
+_issued: set[str] = set()
+
+
+def new_run_id(now: dt.datetime | None = None) -> str:
+    """A unique run id that sorts by start time, e.g. 20261122-011530-3f9a.
+
+    The random suffix keeps runs started in the same second apart (in other processes too:
+    there, `refinery.runs.claim` turns the rare clash into an error, never an overwrite).
+    """
+    stamp = (now or dt.datetime.now(dt.UTC)).strftime("%Y%m%d-%H%M%S")
+    while (run_id := f"{stamp}-{secrets.token_hex(2)}") in _issued:
+        pass
+    _issued.add(run_id)
+    return run_id
 
 
 class RefineSettings(BaseModel):
@@ -109,11 +128,22 @@ def load_checked(
 
 
 def resolve_outputs(settings: RefineSettings, loaded: LoadResult) -> RefineSettings:
-    """Fill in the default output folder and review queue path from the dataset and split."""
+    """Fill in the default output folder and review queue path from the dataset and split.
+
+    Raises `RefineryError` before any work when the run folder already holds a run (an
+    explicit `--out` is never mixed with another run's files) or another run is building it.
+    """
     runs_dir = Path(settings.runs_dir or config.DEFAULT_RUNS_DIR)
     out = settings.out_dir or str(runs_dir / loaded.dataset / loaded.split / settings.run_id)
+    runs.check_free(Path(out))
     review = settings.review_path or str(Path("review") / f"{loaded.dataset}-{loaded.split}.csv")
     return settings.model_copy(update={"out_dir": out, "review_path": review})
+
+
+def staging_dir(settings: RefineSettings) -> Path:
+    """Where the run folder is built until `finish_run` renames it to `settings.out_dir`."""
+    assert settings.out_dir, "call resolve_outputs first"
+    return runs.staging_path(Path(settings.out_dir))
 
 
 def check(
@@ -172,7 +202,6 @@ def refine_here(
     """
     from refinery.agents.endpoint import llm_endpoint
     from refinery.datasets import load_any
-    from refinery.runs.changes import cache_reuse, changes_since_previous, write_changes
     from refinery.validation import validate_input, validate_output
 
     loaded = load_checked(load_any, settings.source)
@@ -185,14 +214,15 @@ def refine_here(
     with llm_endpoint(settings.agents, cache_path=settings.llm_cache_path(), choice=choice) as e:
         settings = settings.with_endpoint(e)
         outcomes = repair(items, rows, settings, factory, stage("repair", len(items)))
-    written = write_outputs(items, outcomes, settings)
-    validations = {"input": input_validation, "output": validate_output(outcomes, validated)}
-    report = write_run_report(written["outcomes"], validations, settings)
     assert settings.out_dir
-    changes = changes_since_previous(
-        Path(settings.out_dir), outcomes, run_id=settings.run_id, cache=cache_reuse(rows)
-    )
-    write_changes(Path(settings.out_dir), changes)
+    try:
+        written = write_outputs(items, outcomes, settings)
+        validations = {"input": input_validation, "output": validate_output(outcomes, validated)}
+        report = write_run_report(written["outcomes"], validations, settings)
+        changes = write_run_changes(outcomes, rows, settings)
+        finish_run(settings)
+    finally:
+        runs.release(Path(settings.out_dir))  # a failed run's staging folder is a leftover
     failure = changes.failure_message(fail_on_new_conflicts=settings.fail_on_new_conflicts)
     return run_summary(outcomes, settings, written, report, changes.to_dict()), failure
 
@@ -212,27 +242,37 @@ def run_plain(
     items = list(loaded.items)
     rows = check(items, settings, factory)
     outcomes = repair(items, rows, settings.with_endpoint(endpoint), factory)
-    written = write_outputs(items, outcomes, settings)
-    write_run_report(written["outcomes"], {}, settings)
+    assert settings.out_dir
+    try:
+        written = write_outputs(items, outcomes, settings)
+        write_run_report(written["outcomes"], {}, settings)
+        finish_run(settings)
+    finally:
+        runs.release(Path(settings.out_dir))  # a failed run's staging folder is a leftover
     return written
 
 
 def write_outputs(
     items: Sequence[Item], outcomes: Sequence[Outcome], settings: RefineSettings
 ) -> dict[str, Any]:
-    """Write the refined split, the audit trail and the review queue; return paths and counts."""
+    """Write the refined split, the audit trail and the review queue; return paths and counts.
+
+    Claims the run folder first (`refinery.runs.claim`: a second run of the same folder stops
+    here) and writes into its staging folder; the paths returned name the files as they will
+    be once `finish_run` has renamed the folder into place.
+    """
     from refinery.review.queue import queue_rows, write_queue
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
-    out = Path(settings.out_dir)
-    files = write_refined(out, refined_rows(items, outcomes, settings.run_id), outcomes)
-    files["outcomes"] = runs.write_outcomes(out, outcomes)
-    files["run"] = runs.write_meta(out, run_meta(settings, items, outcomes))
+    stage = runs.claim(Path(settings.out_dir))
+    files = write_refined(stage, refined_rows(items, outcomes, settings.run_id), outcomes)
+    files["outcomes"] = runs.write_outcomes(stage, outcomes)
+    files["run"] = runs.write_meta(stage, run_meta(settings, items, outcomes))
     pending = [o for o in outcomes if o.queued]
     merge = write_queue(Path(settings.review_path), queue_rows(pending))
     return {
         "outcomes": list(outcomes),
-        "files": {k: str(v) for k, v in files.items()},
+        "files": _final_paths(files, settings),
         "review_path": settings.review_path,
         "queue": _plain(merge),
     }
@@ -261,10 +301,11 @@ def run_meta(
 def write_run_report(
     outcomes: Sequence[Outcome], validations: Mapping[str, Any], settings: RefineSettings
 ) -> dict[str, str]:
-    """Write report.md / report.html / PNGs into the run folder."""
+    """Write report.md / report.html / PNGs into the run folder (still staged, see `write_outputs`)."""
     from refinery.report import run_history, write_report
 
     assert settings.out_dir
+    stage = staging_dir(settings)
     meta = {
         "run_id": settings.run_id,
         "source": settings.source,
@@ -275,7 +316,7 @@ def write_run_report(
         "llm": settings.endpoint.model if settings.endpoint else "",
     }
     paths = write_report(
-        Path(settings.out_dir),
+        stage,
         outcomes=outcomes,
         edits=edit_rows(outcomes),
         validations=validations,
@@ -283,8 +324,36 @@ def write_run_report(
         history=run_history(Path(settings.out_dir), before=settings.run_id),
     )
     # kept beside the outcomes so a review round can regenerate the same report later
-    runs.update_meta(Path(settings.out_dir), validations=validations, report_meta=meta)
-    return {name: str(path) for name, path in paths.items()}
+    runs.update_meta(stage, validations=validations, report_meta=meta)
+    return _final_paths(paths, settings)
+
+
+def write_run_changes(
+    outcomes: Sequence[Outcome], rows: Sequence[Mapping[str, Any]], settings: RefineSettings
+) -> Changes:
+    """Compare the run with the previous run of its split; changes.md/.json in the run folder."""
+    from refinery.runs.changes import cache_reuse, changes_since_previous, write_changes
+
+    assert settings.out_dir, "call resolve_outputs first"
+    # the baseline is looked up beside the folder's final name, which orders it among the runs
+    changes = changes_since_previous(
+        Path(settings.out_dir), outcomes, run_id=settings.run_id, cache=cache_reuse(rows)
+    )
+    write_changes(staging_dir(settings), changes)
+    return changes
+
+
+def finish_run(settings: RefineSettings) -> str:
+    """Rename the complete run folder into place (`refinery.runs.finish`); return its path."""
+    assert settings.out_dir, "call resolve_outputs first"
+    return str(runs.finish(Path(settings.out_dir)))
+
+
+def _final_paths(paths: Mapping[str, Path], settings: RefineSettings) -> dict[str, str]:
+    """Staged file paths as they will read once the run folder is in place."""
+    assert settings.out_dir
+    stage, out = staging_dir(settings), Path(settings.out_dir)
+    return {name: str(out / path.relative_to(stage)) for name, path in paths.items()}
 
 
 def run_summary(

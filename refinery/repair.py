@@ -5,8 +5,9 @@ a label the provers do not reproduce), each round: the critique diagnoses, the r
 candidate edits (rules first; the LLM only when no rule candidate passed), and every candidate is
 re-checked by the same `Checker` — parse, lint, both provers. A candidate is accepted only when
 the item becomes `verified`: it parses, lints clean, the premises are consistent, both provers
-agree, and the agreed label equals the gold label. Labels never change: an item whose
-well-formed FOL keeps proving another label goes to review with a suggested label.
+agree, the agreed label equals the gold label, and every edited formula is one line (the refined
+split stores one formula per line). Labels never change: an item whose well-formed FOL keeps
+proving another label goes to review with a suggested label.
 
 A candidate must also read at least as well as the formula it replaces (`refinery.agents
 .alignment`): an edit that makes the provers reproduce the gold label by making a formula say
@@ -298,6 +299,10 @@ def _try(
         except ValueError as err:  # an edit whose `before` no longer matches: stale proposal
             entry.update(accepted=False, why=f"not applicable: {err}")
             continue
+        broken = _multi_line(candidate)
+        if broken:  # the split stores one formula per line: a line break would add a premise
+            entry.update(accepted=False, why=f"not one line: {broken} holds a line break")
+            continue
         worse, before, after = read_edits(source, candidate, findings)
         if worse:
             entry.update(accepted=False, why=worse)
@@ -398,6 +403,15 @@ def _refuting_labels(rounds: list[dict[str, Any]], gold: Label | None) -> set[st
         and not str(c["source"]).startswith(LLM_SOURCE)
         and (gold is None or c["label"] != gold.value)
     }
+
+
+def _multi_line(candidate: Sequence[Edit]) -> str:
+    """The first field an edit would split over several lines ("" when every edit is one line)."""
+    for edit in candidate:
+        # str.splitlines knows every separator (\r, \v, \x1c, \u2028 ...), not only \n
+        if edit.after.splitlines() not in ([], [edit.after]):
+            return edit.where
+    return ""
 
 
 def _fol(item: Item) -> dict[str, str]:

@@ -23,7 +23,7 @@ from refinery.datasets.records import Item, LoadResult
 from refinery.outcomes import Outcome, summary_table
 from refinery.progress import started
 from refinery.prove.verdict import Budget
-from refinery.runs.changes import Changes, cache_reuse, changes_since_previous, write_changes
+from refinery.runs.changes import Changes
 from refinery.validation import validate_input, validate_output
 from vampire.registry import build_provers
 
@@ -131,11 +131,13 @@ def changes_task(
     outcomes: list[Outcome], rows: list[dict[str, Any]], settings: pipeline.RefineSettings
 ) -> Changes:
     """Changes since the previous run of the split; changes.md and changes.json in the run folder."""
-    assert settings.out_dir, "call resolve_outputs first"
-    out = Path(settings.out_dir)
-    changes = changes_since_previous(out, outcomes, run_id=settings.run_id, cache=cache_reuse(rows))
-    write_changes(out, changes)
-    return changes
+    return pipeline.write_run_changes(outcomes, rows, settings)
+
+
+@task(name="finish-run")
+def finish_run_task(settings: pipeline.RefineSettings) -> str:
+    """Rename the complete run folder into place: until now it did not exist under its name."""
+    return pipeline.finish_run(settings)
 
 
 @task(name="publish-changes")

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from commands import run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -156,3 +157,35 @@ def test_no_prefect_refuses_a_cluster(tmp_path: Path) -> None:
     assert proc.stderr.strip() == (
         "refinery: error: --no-prefect runs on this machine; --task-runner dask|ray needs Prefect"
     )
+
+
+def test_every_long_option_reads_its_environment_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from refinery.cli import parser
+
+    monkeypatch.setenv("REFINERY_WORKERS", "3")
+    monkeypatch.setenv("REFINERY_NO_EVIDENCE", "yes")
+    monkeypatch.setenv("REFINERY_FAIL_ON", "parse_error")
+    args = parser().parse_args(["check", "x.jsonl"])
+    assert (args.workers, args.no_evidence, args.fail_on) == (3, True, "parse_error")
+    args = parser().parse_args(["check", "x.jsonl", "--workers", "1"])
+    assert args.workers == 1  # the command line wins
+    monkeypatch.setenv("REFINERY_NO_EVIDENCE", "0")
+    assert parser().parse_args(["check", "x.jsonl"]).no_evidence is False
+    # nested subcommands too, and every option's help names its variable
+    monkeypatch.setenv("REFINERY_AGENTS", "rules,llm")
+    assert parser().parse_args(["refine", "x.jsonl"]).agents == "rules,llm"
+    helptext = " ".join(parser().format_help().split())
+    sub = [a for a in parser()._actions if a.dest == "command"][0]
+    for name, command in sub.choices.items():  # type: ignore[attr-defined]
+        for action in command._actions:
+            if any(o.startswith("--") for o in action.option_strings) and action.dest != "help":
+                assert "[env REFINERY_" in (action.help or ""), (name, action.dest)
+    assert helptext
+
+
+def test_a_bad_environment_value_fails_like_a_bad_option(tmp_path: Path) -> None:
+    proc = run("check", str(SAMPLE), cwd=tmp_path, env={"REFINERY_WORKERS": "many"})
+    assert proc.returncode == 2
+    assert "argument --workers: invalid int value: 'many'" in proc.stderr

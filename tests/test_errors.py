@@ -23,7 +23,10 @@ def _project_exceptions() -> list[type[BaseException]]:
             found += [
                 cls
                 for _, cls in inspect.getmembers(module, inspect.isclass)
-                if issubclass(cls, BaseException) and cls.__module__ == module.__name__
+                # warnings are said, not raised: they keep Python's Warning hierarchy
+                if issubclass(cls, BaseException)
+                and not issubclass(cls, Warning)
+                and cls.__module__ == module.__name__
             ]
     return found
 

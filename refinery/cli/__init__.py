@@ -11,10 +11,12 @@ but `refine` and `schedule` imports Prefect.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from refinery.cli import check, lint, publish, refine, rescore, review, schedule
+from refinery.cli.options import env_defaults
 from refinery.errors import RefineryError
 
 #: Every subcommand, in the order `refinery --help` lists them.
@@ -33,6 +35,7 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.register(sub)
+    env_defaults(top, os.environ)
     return top
 
 

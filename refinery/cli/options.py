@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import Any
 
 from refinery import config
@@ -111,3 +112,35 @@ def refine_settings(args: argparse.Namespace, **overrides: Any) -> Any:
         "use_cache": not args.no_cache,
     }
     return RefineSettings(**(fields | overrides))
+
+
+#: Environment values a flag (`store_true` option) reads as on.
+_ON = {"1", "true", "yes", "on"}
+
+
+def env_defaults(parser: argparse.ArgumentParser, environ: Mapping[str, str]) -> None:
+    """Let `REFINERY_<OPTION>` set each long option's default, in every subcommand.
+
+    `--workers` reads `REFINERY_WORKERS`, `--no-cache` reads `REFINERY_NO_CACHE` (1/true/yes/on),
+    and so on; the command line still wins. Each option's help names its variable. A value is
+    parsed as the option's own argument would be, so a bad one fails the same way.
+    """
+    for action in parser._actions:  # argparse's one public-enough view of the options
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                env_defaults(sub, environ)
+            continue
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        flag = isinstance(action, argparse._StoreTrueAction | argparse.BooleanOptionalAction)
+        if not longs or action.dest in ("help", "version") or (action.nargs == 0 and not flag):
+            continue
+        name = "REFINERY_" + longs[0][2:].replace("-", "_").upper()
+        if action.help is not argparse.SUPPRESS:
+            action.help = f"{action.help or ''} [env {name}]".strip()
+        value = environ.get(name)
+        if value is None:
+            continue
+        if flag:
+            action.default = value.strip().lower() in _ON
+        else:
+            action.default = value  # a string default goes through the option's `type`

@@ -65,6 +65,8 @@ _SPLIT_WORDS: dict[str, str] = {
 _HUB_DATASETS: dict[str, str] = {"yale-nlp/folio": "folio-v2", "tasksource/folio": "folio-v2"}
 _NO_SPLIT = "all"
 _MAX_ERRORS_SHOWN = 3
+# Ids name items in every output (review queue, report, run folder): longer is not an id.
+_MAX_ID_LENGTH = 256
 
 
 class _RowError(RefineryError, ValueError):
@@ -226,6 +228,10 @@ def _read_json_list(path: Path) -> list[object]:
         data = json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}: invalid JSON: {exc.msg} at line {exc.lineno}") from exc
+    except RecursionError:
+        raise DataError(f"{path}: invalid JSON: nested too deep to read") from None
+    except ValueError as exc:  # a number past Python's int conversion limit
+        raise DataError(f"{path}: invalid JSON: {exc}") from None
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a JSON list of rows, got {_json_type(data)}")
     return data
@@ -237,9 +243,49 @@ def _jsonl_rows(text: str) -> _Rows:
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield number, _RowError(f"invalid JSON: {exc.msg} at column {exc.colno}")
+            yield number, decode_row(line)
+        except ValueError as exc:
+            yield number, _RowError(str(exc))
+
+
+def decode_row(line: str) -> object:
+    """One JSONL line's value; `ValueError` saying why when it cannot be a row.
+
+    Besides malformed JSON: nesting too deep for the decoder, a number too long to convert
+    (Python's int limit) and a lone surrogate escape, which no UTF-8 output could hold.
+
+    >>> decode_row('{"id": "\\\\ud800"}')
+    Traceback (most recent call last):
+    ...
+    ValueError: not valid Unicode: field 'id' holds a lone surrogate (\\ud800)
+    """
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deep to read") from None
+    except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string ..."
+        raise ValueError(f"invalid JSON: {exc}") from None
+    problem = unicode_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def unicode_problem(row: object) -> str:
+    """Why `row` cannot be written as UTF-8 (a lone surrogate), naming the field; "" if it can."""
+    fields = row.items() if isinstance(row, dict) else [("row", row)]
+    for name, value in fields:
+        text = json.dumps([name, value], ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return (
+                f"not valid Unicode: field {name!r} holds a lone surrogate "
+                f"(\\u{ord(text[exc.start]):04x})"
+            )
+    return ""
 
 
 def _csv_rows(text: str, path: Path) -> _Rows:
@@ -322,6 +368,9 @@ def _collect(
 def _item(row: object, *, dataset: str, split: str, source: str, line: int) -> Item:
     if not isinstance(row, dict):
         raise _RowError(f"row is {_json_type(row)}, expected an object")
+    problem = unicode_problem(row)  # JSON lists and the Hub do not pass through decode_row
+    if problem:
+        raise _RowError(problem)
     missing = [name for name in REQUIRED_FIELDS if name not in row]
     if missing:
         plural = "s" if len(missing) > 1 else ""
@@ -379,8 +428,13 @@ def _ident(row: dict[str, object], name: str) -> str:
     if value is None:
         return ""
     if isinstance(value, int) and not isinstance(value, bool):
+        # bits first: str() raises past Python's int conversion limit (4300 digits)
+        if value.bit_length() > _MAX_ID_LENGTH * 4 or len(str(abs(value))) > _MAX_ID_LENGTH:
+            raise _RowError(f"{name} is a number of over {_MAX_ID_LENGTH} digits")
         return str(value)
     if isinstance(value, str):
+        if len(value.strip()) > _MAX_ID_LENGTH:
+            raise _RowError(f"{name} is {len(value.strip())} characters (limit {_MAX_ID_LENGTH})")
         return value.strip()
     raise _RowError(f"{name} must be a string or an integer, got {_json_type(value)}")
 

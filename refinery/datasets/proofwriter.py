@@ -60,7 +60,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from refinery.datasets.folio import infer_names
+from refinery.datasets.folio import decode_row, infer_names
 from refinery.datasets.records import Item, LoadError, LoadResult
 from refinery.errors import DataError, RefineryError
 from refinery.labels import Label, normalize_gold_label
@@ -448,11 +448,9 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(
-                LoadError(str(path), number, f"invalid JSON: {exc.msg} at column {exc.colno}")
-            )
+            row = decode_row(line)
+        except ValueError as exc:
+            errors.append(LoadError(str(path), number, str(exc)))
             continue
         if isinstance(row, dict) and isinstance(row.get("id"), str):
             _refuse_closed_world(row["id"], where=f"{path}:{number}: theory {row['id']!r}")
@@ -511,8 +509,8 @@ def looks_like_proofwriter(path: str | Path) -> bool:
     try:
         with path.open(encoding="utf-8-sig") as fh:
             first = next((line for line in fh if line.strip()), "")
-        row = json.loads(first)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        row = decode_row(first)
+    except (OSError, UnicodeDecodeError, ValueError):  # the loader reports a bad row
         return False
     return isinstance(row, dict) and {"triples", "questions"} <= row.keys()
 

@@ -7,6 +7,10 @@ batch code wants. Lark types never leave this module.
 Scope is resolved here: a name bound by an enclosing quantifier becomes a `Var`, every other
 term name a `Const`. Notation variants (`⟷`, `—>`, `->`, `&`, `forall`, a trailing period …)
 parse to the same tree as the canonical symbols and are recorded per formula.
+
+Nesting is bounded: a formula deeper than `MAX_DEPTH` nodes (terms included) is a `TooDeep`
+problem, never a tree, so every recursive printer, translator and linter downstream stays far
+from Python's recursion limit.
 """
 
 from __future__ import annotations
@@ -16,8 +20,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 
 from refinery.logic.errors import FolSyntaxError, SyntaxProblem
 from refinery.logic.syntax import (
@@ -38,6 +48,11 @@ from refinery.logic.syntax import (
     Var,
     Xor,
 )
+
+#: The deepest formula tree accepted (nodes on the longest root-to-leaf path, terms included).
+#: FOLIO's deepest formula is far below it; the recursive passes downstream (printer, TPTP, Z3,
+#: lint) take one to three frames per level, so this keeps them well inside the default limit.
+MAX_DEPTH = 100
 
 # Canonical spelling of each operator terminal; anything else is a recorded notation variant.
 CANONICAL = {
@@ -64,6 +79,19 @@ _EXPECTED_NAMES = {
     "$END": "end of formula",
     **{k: repr(v) for k, v in CANONICAL.items()},
 }
+
+
+@dataclass(frozen=True, slots=True)
+class TooDeep(SyntaxProblem):
+    """A formula nested deeper than `MAX_DEPTH`: refused before any recursive pass sees it."""
+
+    @property
+    def message(self) -> str:
+        return f"nested too deep (limit {MAX_DEPTH})"
+
+
+def _too_deep(text: str) -> TooDeep:
+    return TooDeep("formula", 1, 1, text[:1], (), "too_deep", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +288,43 @@ def _problem(err: UnexpectedInput, text: str, field: str) -> SyntaxProblem:
     return SyntaxProblem(field, line, column, found, tuple(names), kind, text)
 
 
+def _tree_depth(tree: Tree[Token]) -> int:
+    """Depth of a lark tree, computed without recursion (the tree may be thousands deep)."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+    return deepest
+
+
+def depth(formula: Formula) -> int:
+    """Nodes on the longest root-to-leaf path of `formula`, terms included; no recursion.
+
+    >>> depth(parse("¬¬P(f(a))"))
+    5
+    """
+    deepest = 0
+    stack: list[tuple[Formula | Term, int]] = [(formula, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        children: tuple[Formula | Term, ...]
+        match node:
+            case Pred(args=terms) | Func(args=terms):
+                children = terms
+            case And(args) | Or(args):
+                children = args
+            case Eq(left, right) | Xor(left, right) | Implies(left, right) | Iff(left, right):
+                children = (left, right)
+            case Not(body=body) | Forall(body=body) | Exists(body=body):
+                children = (body,)
+            case _:
+                children = ()
+        stack.extend((c, level + 1) for c in children)
+    return deepest
+
+
 @lru_cache(maxsize=65536)
 def _parse_cached(text: str) -> Parsed | SyntaxProblem:
     if not text.strip():
@@ -268,8 +333,21 @@ def _parse_cached(text: str) -> Parsed | SyntaxProblem:
         tree = _parser().parse(text)
     except UnexpectedInput as err:
         return _problem(err, text, "formula")
+    # lark's transformer recurses once per level: refuse deep trees before it runs. A chain of
+    # ↔ or ⊕ is one lark node but a left-folded AST chain, so the AST is measured too.
+    if _tree_depth(tree) > MAX_DEPTH:
+        return _too_deep(text)
     build = _Build()
-    raw = build.transform(tree)
+    try:
+        raw = build.transform(tree)
+    except VisitError as err:  # the caller's own stack may already be deep
+        if isinstance(err.orig_exc, RecursionError):
+            return _too_deep(text)
+        raise
+    except RecursionError:
+        return _too_deep(text)
+    if depth(raw) > MAX_DEPTH:
+        return _too_deep(text)
     notes = sorted(build.notation, key=lambda n: tuple(int(x) for x in n.split()[0].split(":")))
     return Parsed(_bind(raw, frozenset()), tuple(notes))
 

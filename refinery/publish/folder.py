@@ -43,7 +43,7 @@ from refinery.outputs import atomic_write, atomic_write_text
 from refinery.publish.card import render_card
 from refinery.publish.columns import CHANGES_SCHEMA, features, is_clean, refined_table
 from refinery.publish.origin import find_license, pretty_name
-from refinery.runs import Run
+from refinery.runs import Run, incomplete_reason
 
 MANIFEST = "publish.json"
 PUSH_RECORD = ".pushed.json"  # local only: dot files are never part of a release
@@ -210,6 +210,10 @@ def build(
         The folder, its manifest (also in ``publish.json``) and the split written.
     """
     check_repo_id(repo_id)
+    # a Run read before its folder was renamed into place (or built by hand) is no release
+    reason = incomplete_reason(run.path)
+    if reason is not None:
+        raise RefineryError(f"{run.path} is not a complete run ({reason}); nothing published")
     rows = run.refined_rows()
     if not rows:
         raise RefineryError(f"{run.path}: the run has no items to publish")

@@ -4,7 +4,8 @@ The new version is a run folder beside the one it starts from (``<time>-review``
 ``review``, `parent` = that run). Decided items get the decision's final FOL and label, status
 ``reviewed``, and the reviewer, time and note; every other row is carried over unchanged. The
 report is regenerated with a "Review round" section. Nothing is written when any decided row
-fails `check` (or no longer matches the run's item): the whole list comes back instead.
+fails `check` (or no longer matches the run's item), when a tool-owned cell (gold label, original
+or proposed FOL, …) was edited, or when an item has two rows: the whole list comes back instead.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows, outcome
 from refinery.report import run_history, write_report
 from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
-from refinery.review.queue import read_queue_lines
+from refinery.review.queue import queue_row, read_queue_lines
 from refinery.runs.refined import write_refined
 
 
@@ -70,12 +71,14 @@ def apply_review(
     """Apply every valid decision in `queue` to `run`; write and return the new version.
 
     `reviewer` is used for rows that name none. Raises `ApplyRefused` (nothing written) when a
-    decided row fails `check`, is not in the run, or was decided on different content.
+    decided row fails `check`, is not in the run, was decided on different content or has
+    edited tool-owned cells (each named with what the run has), or when an item has two rows.
     """
     now = now or dt.datetime.now(dt.UTC)
     lines = read_queue_lines(queue)
     by_id = {o.id: o for o in run.outcomes}
-    problems, valid = check_queue(lines, engine)
+    tool_rows = {o.id: queue_row(o) for o in run.outcomes}
+    problems, valid = check_queue(lines, engine, tool_rows=tool_rows, run_id=run.run_id)
     for entry in lines:
         row = entry.cells
         if not row["decision"].strip():

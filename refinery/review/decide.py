@@ -18,6 +18,9 @@ needs a note saying why, and ``accept_proposal`` takes a suggested label only wh
 spells it out (in a spreadsheet that is the confirmation; the terminal and the page ask
 "gold → final" and write it). A final label that contradicts what both provers derive from the
 final FOL needs a note too. The same rules are the annotators' guidelines (`GUIDELINES`).
+
+`check_queue` also refuses what no single row shows: two rows for one item, and a decided row
+whose tool-owned cells (gold label, original or proposed FOL, …) were edited by hand.
 """
 
 from __future__ import annotations
@@ -29,10 +32,16 @@ from refinery.labels import GOLD_LABELS
 from refinery.logic.parse import canonical_symbols
 from refinery.review.feedback import Feedback, FeedbackEngine
 from refinery.review.queue import (
+    CELL_LIMIT,
     CHANGED_SINCE_DECISION,
+    DECISION_COLUMNS,
     DECISIONS,
     MERGE_CONFLICT,
+    TOOL_COLUMNS,
     QueueLine,
+    row_hash,
+    tool_cells_edited,
+    was_cut,
 )
 
 _GOLD = tuple(label.value for label in GOLD_LABELS)
@@ -117,12 +126,12 @@ def resolve(row: Mapping[str, str]) -> Resolution | str:
         return f"unknown decision {decision!r} (allowed: {', '.join(DECISIONS)})"
     if final_label and final_label not in _GOLD:
         return f"final_label {final_label!r} is not one of {', '.join(_GOLD)}"
-    fol, label = original, gold
+    fol, label, source = original, gold, "original_fol"
     if decision == "accept_proposal":
         if not row["proposed_fol"].strip() and not row["suggested_label"].strip():
             return "accept_proposal, but nothing was proposed for this item"
         if row["proposed_fol"].strip():
-            fol = fol_lines(row["proposed_fol"])
+            fol, source = fol_lines(row["proposed_fol"]), "proposed_fol"
         label = final_label or row["suggested_label"].strip() or gold
     elif decision == "keep_original":
         if final_label and final_label != gold:
@@ -131,12 +140,17 @@ def resolve(row: Mapping[str, str]) -> Resolution | str:
         if not row["final_fol"].strip() and not final_label:
             return "edit needs final_fol and/or final_label"
         if row["final_fol"].strip():
-            fol = [canonical_symbols(f) for f in fol_lines(row["final_fol"])]
+            fol, source = [canonical_symbols(f) for f in fol_lines(row["final_fol"])], ""
         label = final_label or gold
     elif decision == "relabel":
         if not final_label:
             return "relabel needs final_label"
         label = final_label
+    if decision != "skip" and source and was_cut(row[source]):
+        return (
+            f"{source} is cut in the queue (over {CELL_LIMIT // 1024} KB): decide edit and write "
+            "the full FOL in final_fol"
+        )
     if decision != "skip" and len(fol) < 2:
         return (
             "the final FOL needs the premises, one per line, then the conclusion on the last line"
@@ -211,24 +225,94 @@ def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
     return RowCheck([*problems, *missing], resolved, feedback, needs_note, change)
 
 
-def check_queue(
-    rows: Sequence[QueueLine], engine: FeedbackEngine
-) -> tuple[list[RowProblem], dict[str, tuple[Resolution, Feedback | None]]]:
-    """Check every decided row (from `read_queue_lines`).
+def edited_tool_cells(
+    row: Mapping[str, str], tool: Mapping[str, str] | None, run_id: str = ""
+) -> list[str]:
+    """Why `row` is refused for edited tool-owned cells (`TOOL_COLUMNS`); empty when it is not.
 
+    `tool` is the row the tool writes for the item from the run (`queue_row`), when there is
+    one: each edited column is then named with what it was. A row whose `row_hash` matches is
+    as the tool wrote it (possibly by an earlier run of the same content); one that matches
+    `tool` cell for cell is too.
+    """
+    stored = row.get("row_hash", "").strip()
+    if stored and stored == row_hash(row):
+        return []
+    if tool is None:
+        if not tool_cells_edited(row):
+            return []  # an older queue without row_hash: nothing to compare it with
+        return [
+            "tool-owned cells were edited since the tool wrote this row (its row_hash does not "
+            f"match); {_YOURS}; `review apply` names the column"
+        ]
+    where = f" (as run {run_id} has it)" if run_id else ""
+    return [
+        f"tool-owned column {c} was edited: it was {_show(tool[c])}{where}, the queue has "
+        f"{_show(row[c])}; {_YOURS}"
+        for c in TOOL_COLUMNS
+        # compared as row_hash compares them: blind to a spreadsheet's re-spelling
+        if row_hash({c: row[c]}) != row_hash({c: tool[c]})
+    ]
+
+
+_YOURS = (
+    f"only {', '.join(DECISION_COLUMNS)} are yours to change (a new label or FOL goes in "
+    "final_label / final_fol, with decision relabel or edit)"
+)
+
+
+def _show(cell: str, limit: int = 120) -> str:
+    return repr(cell if len(cell) <= limit else cell[:limit] + "…")
+
+
+def check_queue(
+    rows: Sequence[QueueLine],
+    engine: FeedbackEngine,
+    *,
+    tool_rows: Mapping[str, Mapping[str, str]] | None = None,
+    run_id: str = "",
+) -> tuple[list[RowProblem], dict[str, tuple[Resolution, Feedback | None]]]:
+    """Check every decided row (from `read_queue_lines`), and that no item has two rows.
+
+    `tool_rows` (id → the row the tool writes from the run, `queue_row`) lets an edited
+    tool-owned cell be named with what it was; without it a `row_hash` mismatch is still caught.
     Returns the problems, in file order, and for each valid decided row its resolution and
     feedback. Undecided rows are not checked: they are simply not ready.
     """
+    first: dict[str, QueueLine] = {}
+    for entry in rows:
+        first.setdefault(entry.cells["id"].strip(), entry)
     problems: list[RowProblem] = []
     valid: dict[str, tuple[Resolution, Feedback | None]] = {}
+    repeated: set[str] = set()
     for entry in rows:
         row = entry.cells
+        item_id = row["id"].strip()
+        earlier = first[item_id]
+        if earlier is not entry:
+            repeated.add(item_id)
+            problems.append(
+                RowProblem(
+                    entry.row,
+                    entry.line,
+                    row["id"],
+                    f"two rows for one item: row {earlier.row} (line {earlier.line}) and row "
+                    f"{entry.row} (line {entry.line}); keep one and delete the other",
+                )
+            )
         if not row["decision"].strip():
             continue
-        checked = check_row(row, engine)
-        problems += [RowProblem(entry.row, entry.line, row["id"], m) for m in checked.problems]
-        if not checked.problems and checked.resolution is not None:
-            valid[row["id"]] = (checked.resolution, checked.feedback)
+        tool = tool_rows.get(item_id) if tool_rows is not None else None
+        messages = edited_tool_cells(row, tool, run_id)
+        checked = None if messages else check_row(row, engine)
+        if checked is not None:
+            messages = checked.problems
+        problems += [RowProblem(entry.row, entry.line, row["id"], m) for m in messages]
+        if checked is not None and not messages and checked.resolution is not None:
+            valid[item_id] = (checked.resolution, checked.feedback)
+    for item_id in repeated:
+        valid.pop(item_id, None)
+    problems.sort(key=lambda p: p.line)
     return problems, valid
 
 

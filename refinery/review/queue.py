@@ -17,13 +17,21 @@ The file is UTF-8 with a BOM so spreadsheets show ∀∃¬ correctly, and cells 
 against formula injection reversibly (see `neutralise`). Every read-modify-write of a queue holds
 its file lock (`queue_lock`, a ``<queue>.lock`` file beside it), so a terminal, a browser page and
 a Refine re-run never interleave their writes.
+
+The tool-owned cells (`TOOL_COLUMNS`) are the tool's, not the annotators': `row_hash` fingerprints
+them when the tool writes a row, so `review check` and `review apply` can refuse a row whose
+proposal, FOL or gold label was edited by hand (`tool_cells_edited`). No tool-written cell is
+longer than `CELL_LIMIT` (a longer text is cut, saying where the full text is), and the reader
+accepts cells of any size, so an oversized cell never locks a queue.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,6 +67,7 @@ CONTENT_COLUMNS: tuple[str, ...] = (
     "label_score",
     "rounds",
     "content_hash",
+    "row_hash",
 )
 #: Bookkeeping columns: recomputed by every merge (a reviewer may clear `flag` after checking).
 STATE_COLUMNS: tuple[str, ...] = ("status", "flag")
@@ -73,6 +82,17 @@ DECISION_COLUMNS: tuple[str, ...] = (
 )
 #: Every column of the review CSV, in file order.
 COLUMNS: tuple[str, ...] = CONTENT_COLUMNS + STATE_COLUMNS + DECISION_COLUMNS
+#: The tool-owned cells `row_hash` covers: an annotator must not edit them (``review apply``
+#: refuses a row where one was).
+TOOL_COLUMNS: tuple[str, ...] = tuple(c for c in CONTENT_COLUMNS if c != "row_hash")
+
+#: The most the tool writes into one cell, in UTF-8 bytes; a longer text is cut (`cap_cell`).
+CELL_LIMIT = 32 * 1024
+#: Starts the note that ends a cut cell; a cell holding it is not the whole text.
+CUT_MARK = "[… cut by FOL Refinery:"
+# csv's default field limit (128 KiB) is below what a spreadsheet or an annotator may write;
+# 2**31 - 1 is the largest a C long takes on every platform.
+_FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
 
 #: The decision columns that make up what was decided, for comparing two versions of a
 #: decision (who decided and when are not part of it).
@@ -100,6 +120,7 @@ _TRIGGERS = frozenset("=+-@\t\r")
 _QUOTE = "'"
 _LABEL_COLUMNS = ("gold_label", "suggested_label", "final_label")
 _LABELS = {label.value.lower(): label.value for label in Label}
+_SCORE_COLUMNS = ("nl_mismatch_score", "label_score")
 #: How long a writer waits for another one to finish with the queue before giving up.
 LOCK_SECONDS = 30.0
 
@@ -192,6 +213,115 @@ def _text(value: object) -> str:
     return "" if value is None else str(value).replace("\r\n", "\n")
 
 
+def cap_cell(text: str, item_id: str, limit: int = CELL_LIMIT) -> str:
+    """`text`, cut to at most `limit` UTF-8 bytes with a note saying where the whole text is.
+
+    >>> cap_cell("short", "d/s/1")
+    'short'
+    >>> cut = cap_cell("x" * 40_000, "d/s/1")
+    >>> len(cut.encode()) <= CELL_LIMIT, CUT_MARK in cut
+    (True, True)
+    """
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+
+    def note_for(n: int) -> str:
+        return (
+            f"\n{CUT_MARK} {n} more characters; the full text is item {item_id} in the run "
+            "folder's outcomes.jsonl and audit.jsonl]"
+        )
+
+    budget = limit - len(note_for(len(text)).encode("utf-8"))
+    kept = data[: max(budget, 0)].decode("utf-8", errors="ignore")
+    return kept + note_for(len(text) - len(kept))
+
+
+def was_cut(cell: str) -> bool:
+    """Whether the tool cut `cell` (`cap_cell`): it does not hold the whole text."""
+    return CUT_MARK in cell
+
+
+def _normal(column: str, cell: str) -> str:
+    """A cell as `read_queue` gives it back, stripped: what `row_hash` compares."""
+    cell = cell.replace("\r\n", "\n").strip()
+    if column in _LABEL_COLUMNS:
+        return _LABELS.get(cell.lower(), cell)
+    if column in _SCORE_COLUMNS and (value := _score(cell, -1.0)) >= 0:
+        return f"{value:.2f}"
+    return cell
+
+
+def row_hash(row: Mapping[str, str]) -> str:
+    """A short fingerprint of a row's tool-owned cells (`TOOL_COLUMNS`).
+
+    Blind to what a spreadsheet re-save changes (line endings, padding, ``TRUE`` for ``True``,
+    ``0.5`` for ``0.50``), sensitive to anything else.
+
+    >>> a = {"id": "d/s/1", "gold_label": "True"}
+    >>> row_hash(a) == row_hash({**a, "gold_label": "TRUE "}), row_hash(a) == row_hash({})
+    (True, False)
+    """
+    text = "\x1f".join(f"{c}\x1e{_normal(c, row.get(c, ''))}" for c in TOOL_COLUMNS)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def tool_cells_edited(row: Mapping[str, str]) -> bool:
+    """Whether a row's tool-owned cells differ from what the tool wrote (per its `row_hash`).
+
+    A row without a `row_hash` (written by an older version) cannot tell: False.
+    """
+    stored = row.get("row_hash", "").strip()
+    return bool(stored) and stored != row_hash(row)
+
+
+def queue_row(outcome: Outcome) -> dict[str, str]:
+    """The queue row the tool writes for `outcome` (see `queue_rows`), whether queued or not."""
+    o = outcome
+    original = [*o.original_premises_fol, o.original_conclusion_fol]
+    proposed = ""
+    if o.proposed_premises_fol is not None or o.proposed_conclusion_fol is not None:
+        premises = (
+            o.proposed_premises_fol
+            if o.proposed_premises_fol is not None
+            else o.original_premises_fol
+        )
+        conclusion = (
+            o.proposed_conclusion_fol
+            if o.proposed_conclusion_fol is not None
+            else o.original_conclusion_fol
+        )
+        proposed = _lines([*premises, conclusion])
+    row = dict.fromkeys(COLUMNS, "")
+    row.update(
+        id=_text(o.id),
+        dataset=_text(o.dataset),
+        split=_text(o.split),
+        story_id=_text(o.story_id),
+        reason=_text(o.reason.value),
+        nl_premises=_lines(o.premises),
+        original_fol=_lines(original),
+        proposed_fol=proposed,
+        conclusion=_one_line(_text(o.conclusion)),
+        conclusion_fol=_one_line(_text(o.original_conclusion_fol)),
+        gold_label=_text(o.gold_label),
+        prover_labels="; ".join(f"{k}={_text(v)}" for k, v in sorted(o.prover_labels.items())),
+        suggested_label=_text(o.suggested_label),
+        critique=_text(o.critique),
+        evidence=_text(o.evidence),
+        findings=_lines(o.findings),
+        nl_mismatch_score=f"{o.nl_mismatch_score:.2f}",
+        label_score=f"{o.label_score:.2f}",
+        rounds=_text(o.rounds),
+        content_hash=_text(o.content_hash),
+        status=OPEN,
+    )
+    for column in TOOL_COLUMNS:
+        row[column] = cap_cell(row[column], row["id"])
+    row["row_hash"] = row_hash(row)
+    return row
+
+
 def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     """Build review-queue rows (`COLUMNS`, all strings) from Refine outcomes.
 
@@ -210,60 +340,16 @@ def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
         conclusion on the last line (``proposed_fol`` is empty when nothing was proposed, and
         takes the original for whichever part was not). ``conclusion_fol`` repeats the original
         conclusion next to its NL. ``prover_labels`` reads ``eprover=True; z3=True``.
+        No tool-owned cell exceeds `CELL_LIMIT` (`cap_cell`); ``row_hash`` fingerprints them.
         ``status`` is ``open``; ``flag`` and the decision columns are empty.
     """
-    rows = []
-    for o in outcomes:
-        if not o.queued:
-            continue
-        original = [*o.original_premises_fol, o.original_conclusion_fol]
-        proposed = ""
-        if o.proposed_premises_fol is not None or o.proposed_conclusion_fol is not None:
-            premises = (
-                o.proposed_premises_fol
-                if o.proposed_premises_fol is not None
-                else o.original_premises_fol
-            )
-            conclusion = (
-                o.proposed_conclusion_fol
-                if o.proposed_conclusion_fol is not None
-                else o.original_conclusion_fol
-            )
-            proposed = _lines([*premises, conclusion])
-        row = dict.fromkeys(COLUMNS, "")
-        row.update(
-            id=_text(o.id),
-            dataset=_text(o.dataset),
-            split=_text(o.split),
-            story_id=_text(o.story_id),
-            reason=_text(o.reason.value),
-            nl_premises=_lines(o.premises),
-            original_fol=_lines(original),
-            proposed_fol=proposed,
-            conclusion=_one_line(_text(o.conclusion)),
-            conclusion_fol=_one_line(_text(o.original_conclusion_fol)),
-            gold_label=_text(o.gold_label),
-            prover_labels="; ".join(f"{k}={_text(v)}" for k, v in sorted(o.prover_labels.items())),
-            suggested_label=_text(o.suggested_label),
-            critique=_text(o.critique),
-            evidence=_text(o.evidence),
-            findings=_lines(o.findings),
-            nl_mismatch_score=f"{o.nl_mismatch_score:.2f}",
-            label_score=f"{o.label_score:.2f}",
-            rounds=_text(o.rounds),
-            content_hash=_text(o.content_hash),
-            status=OPEN,
-        )
-        rows.append(row)
+    rows = [queue_row(o) for o in outcomes if o.queued]
     return sorted(rows, key=_rank)
 
 
 def _rank(row: Mapping[str, str]) -> tuple[float, tuple[tuple[int, str], ...]]:
     """Worst first (cleanlab's order): a likely wrong label or a misread FOL; then by id."""
     return (-priority(row), _id_key(row["id"]))
-
-
-_SCORE_COLUMNS = ("nl_mismatch_score", "label_score")
 
 
 def priority(row: Mapping[str, str]) -> float:
@@ -411,6 +497,7 @@ def write_queue(
       label holds up (low: likely wrong); rows are ranked by them, worst first;
     - ``rounds``: how many critique/repair rounds ran;
     - ``content_hash``: the item's content hash; a decision is tied to it;
+    - ``row_hash``: a fingerprint of the cells above, so an edit of them is caught (`row_hash`);
     - ``status``: ``open`` or ``decided`` (``decision`` is one of `DECISIONS`); recomputed;
     - ``flag``: `FLAGS` joined by ``;`` (``changed_since_decision``, ``not_in_latest_run``,
       ``invalid_decision``); a reviewer clears it after re-checking;
@@ -502,6 +589,8 @@ class QueueLine(NamedTuple):
 
 def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
     """`read_queue`, with where each row is: its spreadsheet row and its first file line."""
+    # Process-wide, and only ever raised: a cell over csv's 128 KiB default must not lock a queue.
+    csv.field_size_limit(max(csv.field_size_limit(), _FIELD_LIMIT))
     records: list[tuple[int, list[str]]] = []
     with Path(path).open(encoding="utf-8-sig", newline="") as f:
         reader = csv.reader(f)

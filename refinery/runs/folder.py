@@ -5,11 +5,19 @@ A run folder (``data/refined/<dataset>/<split>/<run_id>/``) holds the refined sp
 (`outcomes.jsonl`), the report, and `run.json`: what made it (`kind` ``refine`` or ``review``,
 `parent` run for a review round, source, dataset, split, settings, data validations, counts).
 Later stages (review apply, publish, scheduled runs) read a run only through this module.
+
+A run folder is built aside, in a hidden staging folder beside it (`staging_path`:
+``.<name>.partial``), and renamed into place only when every file is written (`claim`, then
+`finish`), so a killed run never leaves a half-written folder under a run's name. Whatever
+lists runs (`run_folders`, `previous_run`) skips, with an `IncompleteRunWarning`, a staging
+folder left behind and a folder without a readable ``run.json``; `load_run` refuses them.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +29,15 @@ from refinery.outputs import atomic_write_text
 
 RUN_FILE = "run.json"
 OUTCOMES_FILE = "outcomes.jsonl"
+#: Suffixes of staging folders: a Refine run's (``.<name>.partial``), a review round's (``.tmp``).
+STAGING_SUFFIXES = (".partial", ".tmp")
+
+#: Staging folders this process is building now: listing them is no cause for a warning.
+_building: set[Path] = set()
+
+
+class IncompleteRunWarning(UserWarning):
+    """A folder beside the runs of a split is not a complete run and was skipped."""
 
 
 @dataclass(frozen=True)
@@ -65,13 +82,107 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def staging_path(final: Path) -> Path:
+    """The hidden folder a run is built in before it is renamed to `final`.
+
+    >>> staging_path(Path("data/refined/folio/train/20261122-011530-3f9a")).name
+    '.20261122-011530-3f9a.partial'
+    """
+    return final.parent / f".{final.name}{STAGING_SUFFIXES[0]}"
+
+
+def check_free(final: Path) -> None:
+    """Raise `RefineryError` (one line) unless a new run may be built for `final`.
+
+    `final` must not exist (an empty folder is allowed) and no run may be building it.
+    """
+    if final.exists() and not (final.is_dir() and not any(final.iterdir())):
+        try:
+            held = f"holds run {_read_meta(final)['run_id']}"
+        except (OSError, ValueError):
+            held = "exists and is not an empty folder"
+        raise RefineryError(f"{final} already {held}; refusing to write a run into it")
+    staging = staging_path(final)
+    if staging.exists():
+        raise RefineryError(
+            f"{final} is being written by another run, or was left by a killed one "
+            f"(remove {staging} if no run is writing it)"
+        )
+
+
+def claim(final: Path) -> Path:
+    """Create `final`'s staging folder exclusively and return it (`check_free` first).
+
+    Two runs that would build the same folder cannot both claim it: the second one raises.
+    """
+    check_free(final)
+    staging = staging_path(final)
+    staging.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        staging.mkdir()
+    except FileExistsError:
+        raise RefineryError(f"{final} is being written by another run") from None
+    _building.add(staging.resolve())
+    return staging
+
+
+def finish(final: Path) -> Path:
+    """Rename `final`'s complete staging folder into place; never replaces another run."""
+    staging = staging_path(final)
+    try:
+        # POSIX rename replaces only an empty folder; one holding files makes it fail
+        os.rename(staging, final)
+    except OSError as err:
+        raise RefineryError(
+            f"{final} appeared while this run was written ({err.strerror}); "
+            f"this run's complete files are in {staging}"
+        ) from None
+    finally:
+        release(final)
+    return final
+
+
+def release(final: Path) -> None:
+    """Forget that this process builds `final`: after a failure its staging is a leftover."""
+    _building.discard(staging_path(final).resolve())
+
+
+def incomplete_reason(folder: Path) -> str | None:
+    """Why the folder `folder` is not a complete run (None when it is one)."""
+    if folder.name.startswith(".") and folder.name.endswith(STAGING_SUFFIXES):
+        return "an unfinished run: still being written, or left by a killed run"
+    if not (folder / RUN_FILE).is_file():
+        return f"no {RUN_FILE}"
+    try:
+        _read_meta(folder)
+    except (OSError, ValueError) as err:
+        return f"{RUN_FILE} cannot be read ({err})"
+    return None
+
+
+def _read_meta(folder: Path) -> dict[str, Any]:
+    """run.json, which must be a JSON object naming its run (ValueError otherwise)."""
+    meta = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+    if not isinstance(meta, dict) or not meta.get("run_id"):
+        raise ValueError("no run_id")
+    return meta
+
+
 def load_run(path: Path | str) -> Run:
     """Read a run folder; a folder that is not a complete run raises `RefineryError`."""
     folder = Path(path)
+    if folder.name.startswith(".") and folder.name.endswith(STAGING_SUFFIXES):
+        raise RefineryError(f"{folder} is {incomplete_reason(folder)}; not a run to read")
     missing = [n for n in (RUN_FILE, OUTCOMES_FILE, "refined.jsonl") if not (folder / n).is_file()]
     if missing:
-        raise RefineryError(f"{folder} is not a run folder (missing {', '.join(missing)})")
-    meta = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+        hint = ""
+        if staging_path(folder).is_dir():
+            hint = f"; {staging_path(folder)} is an unfinished run (killed?), not a run to read"
+        raise RefineryError(f"{folder} is not a run folder (missing {', '.join(missing)}){hint}")
+    try:
+        meta = _read_meta(folder)
+    except ValueError as err:
+        raise RefineryError(f"{folder}: {RUN_FILE} is not a complete run record ({err})") from None
     outcomes = [Outcome.from_dict(o) for o in read_jsonl(folder / OUTCOMES_FILE)]
     return Run(path=folder, meta=meta, outcomes=outcomes)
 
@@ -79,14 +190,32 @@ def load_run(path: Path | str) -> Run:
 def run_folders(base: Path) -> list[Path]:
     """The complete run folders directly under `base` (one dataset split), oldest first.
 
-    Run ids sort by time (`YYYYMMDD-HHMMSS`, review rounds add a suffix), so name order is age.
+    Run ids sort by time (`YYYYMMDD-HHMMSS-xxxx`, review rounds add a suffix), so name order is
+    age. A Refine run's staging folder (a killed or running run) and a folder whose run.json
+    cannot be read are skipped with an `IncompleteRunWarning` saying why; other folders (no
+    run.json: not a run), a review round's staging and what this process builds, quietly.
     """
     if not base.is_dir():
         return []
-    # a leading dot marks a version still being written (see refinery.review.apply)
-    return sorted(
-        p for p in base.iterdir() if not p.name.startswith(".") and (p / RUN_FILE).is_file()
-    )
+    complete: list[Path] = []
+    for p in sorted(base.iterdir()):
+        if not p.is_dir() or p.resolve() in _building:
+            continue
+        reason = incomplete_reason(p)
+        if reason is None:
+            complete.append(p)
+        elif p.name.endswith(STAGING_SUFFIXES[0]) or (
+            not p.name.startswith(".") and (p / RUN_FILE).exists()
+        ):
+            # a folder with no run.json was never a run (e.g. `check`'s verdicts folder beside
+            # the runs), and a review round's `.tmp` staging is skipped quietly:
+            # refinery.review.apply lists the split while it builds one
+            _warn(p, reason)
+    return complete
+
+
+def _warn(folder: Path, reason: str) -> None:
+    warnings.warn(f"skipped {folder}: {reason}", IncompleteRunWarning, stacklevel=3)
 
 
 def previous_run(folder: Path, *, kinds: Sequence[str] = ("refine", "review")) -> Run | None:
@@ -95,8 +224,9 @@ def previous_run(folder: Path, *, kinds: Sequence[str] = ("refine", "review")) -
     for candidate in reversed(earlier):
         try:
             run = load_run(candidate)
-        except (RefineryError, ValueError, OSError):
-            continue  # a half-deleted or foreign folder is not a baseline
+        except (RefineryError, ValueError, OSError) as err:
+            _warn(candidate, f"not a baseline ({err})")  # a half-deleted or foreign folder
+            continue
         if run.meta.get("kind", "refine") in kinds:
             return run
     return None

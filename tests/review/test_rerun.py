@@ -128,7 +128,8 @@ def test_a_rerun_keeps_every_decision_and_flags_the_changed_item(
     assert changed["conclusion"] == NEW_CONCLUSION
     assert changed["content_hash"] == new_hash(tmp_path, ID_1301)
     assert changed["content_hash"] != before[ID_1301]["content_hash"]
-    unchanged = set(CONTENT_COLUMNS) - {"conclusion", "content_hash"}
+    assert changed["row_hash"] != before[ID_1301]["row_hash"]  # it fingerprints the new content
+    unchanged = set(CONTENT_COLUMNS) - {"conclusion", "content_hash", "row_hash"}
     assert {c: changed[c] for c in unchanged} == {c: before[ID_1301][c] for c in unchanged}
 
 

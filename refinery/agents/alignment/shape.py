@@ -9,6 +9,7 @@ Quantifiers are counted by the kind they have in effect: `¬∀x` reads "not all
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import assert_never
 
 from refinery.logic.syntax import (
@@ -172,16 +173,8 @@ class _Counter:
                 self.walk(left, negative=negative)
                 self.walk(right, negative=negative)
             case Implies(left, right):
-                self.implications.append(
-                    Implication(
-                        _names(left),
-                        _names(right),
-                        _constants(left),
-                        _constants(right),
-                        _negates(left),
-                        _negates(right),
-                    )
-                )
+                (lnames, lconsts, lneg), (rnames, rconsts, rneg) = _parts(left), _parts(right)
+                self.implications.append(Implication(lnames, rnames, lconsts, rconsts, lneg, rneg))
                 self.conditions += 1
                 self.walk(left, negative=not negative)
                 self.conditions -= 1
@@ -251,19 +244,14 @@ def _subject(f: Formula) -> str:
     return f.var if isinstance(f, Forall | Exists) else ""
 
 
-def _names(f: Formula) -> frozenset[str]:
+@lru_cache(maxsize=4096)
+def _parts(f: Formula) -> tuple[frozenset[str], frozenset[str], bool]:
+    """The predicate names, the constants, and whether `f` negates anything: one walk, cached
+    (each → of a chain asks about the rest of it again: uncached, the work grew 4× per link)."""
     counter = _Counter()
     counter.walk(f, negative=False)
-    return frozenset(a.name for a in counter.atoms)
-
-
-def _constants(f: Formula) -> frozenset[str]:
-    counter = _Counter()
-    counter.walk(f, negative=False)
-    return frozenset(counter.constants)
-
-
-def _negates(f: Formula) -> bool:
-    counter = _Counter()
-    counter.walk(f, negative=False)
-    return counter.negations > 0
+    return (
+        frozenset(a.name for a in counter.atoms),
+        frozenset(counter.constants),
+        counter.negations > 0,
+    )

@@ -1,0 +1,231 @@
+"""The review queue under hostile edits: tool-owned cells edited by hand, two rows for one item,
+and cells larger than csv's default field limit (written by an annotator or by the tool)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from refinery.cli import main
+from refinery.prove.verdict import Budget
+from refinery.review.apply import ApplyRefused, apply_review
+from refinery.review.feedback import FeedbackEngine
+from refinery.review.queue import (
+    CELL_LIMIT,
+    COLUMNS,
+    MergeReport,
+    neutralise,
+    queue_rows,
+    read_queue,
+    tool_cells_edited,
+    write_queue,
+    write_rows,
+)
+from refinery.runs import load_run, run_folders
+from vampire.registry import build_provers
+
+from review_workflow import ID_203, ID_301, ID_1201, ID_1301, NOTE_1201, copy_sample
+
+NOTE_1301 = "The NL says Max is the retriever; the FOL says rex, the gold label is right."
+NOTE_203 = "Mara is a student or a teacher, so she can borrow books: False."
+YOURS = (
+    "only decision, final_label, final_fol, reviewer, note, decided_at are yours to change (a new "
+    "label or FOL goes in final_label / final_fol, with decision relabel or edit)"
+)
+STOCK_FIELD_LIMIT = 128 * 1024
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> FeedbackEngine:
+    return FeedbackEngine(build_provers(["z3"]), Budget(seconds=5), tmp_path / "verdicts.sqlite")
+
+
+@pytest.fixture
+def restore_field_limit() -> Iterator[None]:
+    """Put csv's process-wide field limit back as it was after the test."""
+    before = csv.field_size_limit()
+    yield
+    csv.field_size_limit(before)
+
+
+def by_id(queue: Path) -> dict[str, dict[str, str]]:
+    return {r["id"]: r for r in read_queue(queue)}
+
+
+def refined(run: Path) -> dict[str, dict[str, object]]:
+    return {str(r["id"]): r for r in load_run(run).refined_rows()}
+
+
+def test_apply_refuses_edited_tool_owned_cells_naming_row_column_and_old_value(
+    sample_run: Path, tmp_path: Path, engine: FeedbackEngine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, queue = copy_sample(sample_run, tmp_path)
+    tool = by_id(queue)
+    rows = by_id(queue)
+    rows[ID_1301] |= {"decision": "keep_original", "note": NOTE_1301, "gold_label": "False"}
+    bent = tool[ID_1201]["original_fol"].replace("\nBird(kiwi)\n", "\n¬Bird(kiwi)\n")
+    rows[ID_1201] |= {"decision": "keep_original", "note": NOTE_1201, "original_fol": bent}
+    smuggled = tool[ID_203]["original_fol"].replace("¬CanBorrow(mara, book)", "⊤")
+    rows[ID_203] |= {
+        "decision": "accept_proposal",
+        "final_label": "False",
+        "note": NOTE_203,
+        "proposed_fol": smuggled,
+    }
+    write_rows(queue, rows.values())
+    lines = {row["id"]: n for n, row in enumerate(read_queue(queue), start=2)}
+
+    with pytest.raises(ApplyRefused) as refused:
+        apply_review(queue, load_run(run), engine)
+    assert [(p.row, p.item_id, p.message) for p in refused.value.problems] == [
+        (
+            lines[ID_203],
+            ID_203,
+            f"tool-owned column proposed_fol was edited: it was '' (as run {run.name} has it), "
+            f"the queue has {smuggled[:120] + '…'!r}; {YOURS}",
+        ),
+        (
+            lines[ID_1201],
+            ID_1201,
+            f"tool-owned column original_fol was edited: it was "
+            f"{tool[ID_1201]['original_fol']!r} (as run {run.name} has it), the queue has "
+            f"{bent!r}; {YOURS}",
+        ),
+        (
+            lines[ID_1301],
+            ID_1301,
+            f"tool-owned column gold_label was edited: it was 'True' (as run {run.name} has it), "
+            f"the queue has 'False'; {YOURS}",
+        ),
+    ]
+    assert run_folders(run.parent) == [run]  # nothing applied
+
+    # `review check` has no run to compare with: the row hash still catches each edit
+    assert main(["review", "check", str(queue), "--provers", "z3"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    generic = (
+        "tool-owned cells were edited since the tool wrote this row (its row_hash does not "
+        f"match); {YOURS}; `review apply` names the column"
+    )
+    ordered = sorted((ID_203, ID_1201, ID_1301), key=lines.__getitem__)
+    assert len(out) == 4 and out[3] == f"{queue}: 4 rows, 3 decided, 0 valid, 3 with problems"
+    for line, item_id in zip(out[:3], ordered, strict=True):
+        assert re.fullmatch(
+            rf"{re.escape(str(queue))}: row {lines[item_id]} \(line \d+\): "
+            rf"{re.escape(item_id)}: {re.escape(generic)}",
+            line,
+        ), line
+
+    # the same decisions on the tool's own cells apply, and change exactly what they decide
+    for item_id in (ID_203, ID_1201, ID_1301):
+        rows[item_id] |= {
+            c: tool[item_id][c] for c in ("gold_label", "original_fol", "proposed_fol")
+        }
+    write_rows(queue, rows.values())
+    applied = apply_review(queue, load_run(run), engine)
+    before, after = refined(run), refined(applied.run_dir)
+    assert after[ID_1301]["label"] == before[ID_1301]["label"] == "True"
+    assert after[ID_1201]["premises-FOL"] == before[ID_1201]["premises-FOL"]
+    assert "¬Bird(kiwi)" not in str(after[ID_1201]["premises-FOL"])
+    assert (after[ID_203]["label"], after[ID_203]["conclusion-FOL"]) == (
+        "False",
+        before[ID_203]["conclusion-FOL"],
+    )
+    assert (applied.changed_labels, applied.changed_fol) == (1, 0)
+
+
+def _write_raw(queue: Path, rows: list[dict[str, str]]) -> list[int]:
+    """Write rows as a spreadsheet would (duplicates allowed); return each record's first line."""
+    text, starts = io.StringIO(), []
+    out = csv.writer(text, lineterminator="\r\n")
+    out.writerow(COLUMNS)
+    for row in rows:
+        starts.append(text.getvalue().count("\n") + 1)
+        out.writerow([neutralise(row[c]) for c in COLUMNS])
+    queue.write_bytes(text.getvalue().encode("utf-8-sig"))
+    return starts
+
+
+def test_two_rows_for_one_item_are_refused_by_check_and_apply_naming_both(
+    sample_run: Path, tmp_path: Path, engine: FeedbackEngine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, queue = copy_sample(sample_run, tmp_path)
+    rows = list(read_queue(queue))
+    relabel = next(r for r in rows if r["id"] == ID_1201)
+    relabel |= {"decision": "relabel", "final_label": "Uncertain", "note": NOTE_1201}
+    skip = dict(relabel, decision="skip", final_label="", note="not sure")
+    rows.append(skip)
+    starts = _write_raw(queue, rows)
+    first = [r["id"] for r in rows].index(ID_1201)
+    a_row, a_line, b_row, b_line = first + 2, starts[first], len(rows) + 1, starts[-1]
+    assert b_line > a_line + 1  # multi-line cells: file lines differ from spreadsheet rows
+
+    message = (
+        f"two rows for one item: row {a_row} (line {a_line}) and row {b_row} (line {b_line}); "
+        "keep one and delete the other"
+    )
+    assert main(["review", "check", str(queue), "--provers", "z3"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{queue}: row {b_row} (line {b_line}): {ID_1201}: {message}",
+        f"{queue}: 5 rows, 2 decided, 0 valid, 1 with problems",
+    ]
+    with pytest.raises(ApplyRefused) as refused:
+        apply_review(queue, load_run(run), engine)
+    assert [(p.row, p.line, p.item_id, p.message) for p in refused.value.problems] == [
+        (b_row, b_line, ID_1201, message)
+    ]
+    assert run_folders(run.parent) == [run]
+    assert refined(run)[ID_1201]["label"] == "True"
+
+
+@pytest.mark.usefixtures("restore_field_limit")
+def test_a_cell_over_csvs_field_limit_is_read_and_the_tool_writes_none(
+    sample_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, queue = copy_sample(sample_run, tmp_path)
+    rows = by_id(queue)
+    note = ("¬ambiguous ∀ retrievers? " * 8000)[:200_000]
+    rows[ID_1301] |= {"decision": "skip", "note": note}
+    write_rows(queue, rows.values())
+    csv.field_size_limit(STOCK_FIELD_LIMIT)  # as a fresh process has it
+    with queue.open(encoding="utf-8-sig", newline="") as f, pytest.raises(csv.Error):
+        list(csv.reader(f))  # what a stock reader makes of it
+
+    assert main(["review", "status", "--queue", str(queue)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"{queue}: 4 items, 1 decided, 3 left"
+    assert main(["review", "check", str(queue), "--provers", "z3"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{queue}: 4 rows, 1 decided, 1 valid, 0 with problems"
+    ]
+    assert by_id(queue)[ID_1301]["note"] == note
+    # a later Refine of the split merges into the queue as usual
+    outcomes = load_run(run).outcomes
+    assert write_queue(queue, queue_rows(outcomes)) == MergeReport(kept_decisions=1, refreshed=3)
+    assert by_id(queue)[ID_1301]["note"] == note
+
+    # the tool itself never writes a cell over CELL_LIMIT, and says where the rest is
+    assert CELL_LIMIT == 32 * 1024
+    [outcome] = [o for o in outcomes if o.id == ID_301]
+    critique = "∀x critique " * 20_000
+    huge = outcome.replace(critique=critique, evidence="e" * 300_000, findings=("f" * 150_000,))
+    fresh = tmp_path / "fresh.csv"
+    write_queue(fresh, queue_rows([huge]))
+    with fresh.open(encoding="utf-8-sig", newline="") as f:
+        cells = [cell for record in csv.reader(f) for cell in record]
+    assert max(len(cell.encode("utf-8")) for cell in cells) <= CELL_LIMIT
+    [row] = read_queue(fresh)
+    tail = (
+        "more characters; the full text is item folio-sample/all/301 in the run folder's "
+        "outcomes.jsonl and audit.jsonl]"
+    )
+    for column, text in (("critique", critique), ("evidence", "e" * 300_000)):
+        kept, marker = row[column].split("\n[… cut by FOL Refinery: ")
+        assert text.startswith(kept) and len(kept) > CELL_LIMIT // 4
+        assert marker == f"{len(text) - len(kept)} {tail}"
+    assert row["original_fol"] == by_id(queue)[ID_301]["original_fol"]  # short cells untouched
+    assert not tool_cells_edited(row)
