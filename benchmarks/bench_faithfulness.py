@@ -47,7 +47,8 @@ from refinery.faithfulness import (
 from refinery.outcomes import Outcome, Status
 from refinery.prove.verdict import Budget
 from refinery.prove.verdict import Status as Szs
-from refinery.repair import RepairConfig, repair_items
+from refinery.repair import RepairConfig
+from refinery.repair_batches import repair_items
 from vampire.registry import build_provers
 
 PROVERS = ["z3", "eprover"]

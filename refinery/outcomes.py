@@ -45,6 +45,9 @@ class Reason(StrEnum):
     # an edit of meaning proves the gold label, but the sentence does not settle it (another
     # edit also fits, or the finding it answers is weak): the edit is a proposal to confirm
     UNCONFIRMED_REPAIR = "unconfirmed_repair"
+    # the repair loop spent its time budget (`RepairConfig.item_seconds`) before it settled the
+    # item: `final_category` says what is still wrong, the critique where the loop stopped
+    REPAIR_BUDGET = "repair_budget"
 
     @classmethod
     def for_category(cls, category: str) -> Reason:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
+from refinery import lifeline
 from refinery.errors import ConfigError
 from refinery.store import JsonStore
 
@@ -53,7 +55,9 @@ def run_stories(stories: Sequence[S], run: Callable[[list[S]], R], *, workers: i
     """`run([story])` for every story: here when `workers <= 1`, else in a fork pool.
 
     Results come in completion order. `run` must pickle (a module-level function, or a
-    `functools.partial` of one over picklable values).
+    `functools.partial` of one over picklable values). Workers die with this process (see
+    `refinery.lifeline`); when the caller stops early — an exception, Ctrl-C, or closing the
+    generator — pending stories are cancelled and the workers stopped at once, not awaited.
     """
     if workers <= 1 or len(stories) <= 1:
         for story in stories:
@@ -63,10 +67,32 @@ def run_stories(stories: Sequence[S], run: Callable[[list[S]], R], *, workers: i
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
 
-    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+    pool = ProcessPoolExecutor(
+        workers, mp_context=get_context("fork"), initializer=lifeline.worker_started
+    )
+    try:
         futures = [pool.submit(run, [story]) for story in stories]
         for future in as_completed(futures):
             yield future.result()
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _stop(pool: Any) -> None:
+    """Cancel what has not started and stop the workers now (their provers with them)."""
+    # the executor has no public way to stop running work: its worker table is the way in
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()  # SIGTERM: a worker kills its provers, then exits
+    deadline = time.monotonic() + 2.0
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.exitcode is None:
+            process.kill()
+            process.join()
 
 
 def story_batches(

@@ -28,7 +28,8 @@ from refinery.outcomes import Outcome, edit_rows, outcome_counts, summary_table
 from refinery.parallel import TaskRunnerSpec, check_task_runner, parse_task_runner
 from refinery.progress import Stage, no_progress
 from refinery.prove.verdict import Budget
-from refinery.repair import RepairConfig, check_agents, repair_items
+from refinery.repair import RepairConfig, check_agents
+from refinery.repair_batches import repair_items
 from refinery.runs.refined import refined_rows, write_refined
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ class RefineSettings(BaseModel):
     llm: str = ""  # the llm agent's endpoint: a base URL, "embedded", or "" for OPENAI_BASE_URL
     max_rounds: int = Field(default=3, ge=1, le=10)
     llm_rounds: int = Field(default=1, ge=0, le=10)
+    # wall-clock seconds one item's repair may take; past it the item goes to review
+    repair_seconds: float = Field(default=60.0, gt=0, le=3600)
     provers: tuple[str, ...] = ("z3", "eprover")
     workers: int = Field(default_factory=config.default_workers, ge=1)
     # local | dask | dask://HOST:PORT | ray | ray://HOST:PORT (refinery.parallel.parse_task_runner)
@@ -114,6 +117,7 @@ class RefineSettings(BaseModel):
             max_rounds=self.max_rounds,
             llm_rounds=self.llm_rounds,
             llm=self.endpoint,
+            item_seconds=self.repair_seconds,
         )
 
 
@@ -311,6 +315,7 @@ def write_run_report(
         "source": settings.source,
         "agents": ",".join(settings.agents),
         "max_rounds": settings.max_rounds,
+        "repair_seconds": settings.repair_seconds,
         "llm_rounds": settings.llm_rounds,
         "provers": ",".join(settings.provers),
         "llm": settings.endpoint.model if settings.endpoint else "",

@@ -18,21 +18,20 @@ A rejected candidate that still makes progress (e.g. it parses now) becomes the 
 round, so a formula with two errors can be repaired in two steps. Every round's diagnoses,
 candidates and verdicts are kept as the item's audit trail.
 
+The loop looks at the item's clock (`RepairConfig.item_seconds`) before each round, re-check and
+LLM call; once it is spent the item keeps its best state and goes to review (`repair_budget`),
+its audit and critique saying where it stopped. A step under way is not cut short.
+
 "Refine" is the whole run (`refinery.pipeline`); this module is its per-item step.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from refinery.agents.alignment import BLAME, Alignment
@@ -50,10 +49,6 @@ from refinery.agents.settle import (
 )
 from refinery.check import (
     Checker,
-    ProverFactory,
-    check_code_version,
-    group_stories,
-    worker_provers,
 )
 from refinery.datasets.records import Item
 from refinery.errors import ConfigError
@@ -61,11 +56,6 @@ from refinery.labels import Label
 from refinery.logic.parse import parses
 from refinery.logic.syntax import Not
 from refinery.outcomes import Outcome, Reason, Status
-from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
-from refinery.prove.cache import TABLE as VERDICT_TABLE
-from refinery.prove.cache import VerdictCache
-from refinery.prove.verdict import Budget
-from refinery.store import JsonStore, this_host, worker_view
 
 #: How far a check category is from `verified`: a candidate that climbs is progress.
 _RANK = {
@@ -122,11 +112,30 @@ class RepairConfig:
     #: 135M model takes seconds per call; raise this for a capable endpoint)
     llm_rounds: int = 1
     llm: LLMEndpoint | None = None
+    #: wall-clock seconds the loop may spend on one item before it stops where it stands
+    item_seconds: float = 60.0
 
     def __post_init__(self) -> None:
         check_agents(self.agents)
         if self.max_rounds < 1:
             raise ConfigError(f"max_rounds must be at least 1, got {self.max_rounds}")
+        if not 0 < self.item_seconds < float("inf"):
+            raise ConfigError(f"item_seconds must be a positive number, got {self.item_seconds!r}")
+
+
+@dataclass
+class _Clock:
+    """An item's time budget, and where the loop stopped when it was spent ("": it was not)."""
+
+    seconds: float
+    started: float = field(default_factory=time.perf_counter)
+    stopped: str = ""
+
+    def spent(self, where: str) -> bool:
+        """Whether the budget is spent; if so, the loop stops `where` (the first stop counts)."""
+        over = time.perf_counter() - self.started >= self.seconds
+        self.stopped = self.stopped or (where if over else "")
+        return over
 
 
 @dataclass
@@ -145,11 +154,12 @@ def repair_item(
     story_fol: Sequence[str] = (),
     client: Any = None,
 ) -> Outcome:
-    """Run the loop for one item; return its outcome."""
-    started = time.perf_counter()
+    """Run the loop for one item within `config.item_seconds`; return its outcome."""
+    clock = _Clock(config.item_seconds)
     rounds: list[dict[str, Any]] = []
     diagnoses_seen: list[Diagnosis] = []
     best = _State(item, row)
+    first: Findings | None = None  # round 1's findings: the original FOL's
     accepted: _State | None = None
     unconfirmed = False
     category = row["category"]
@@ -160,14 +170,17 @@ def repair_item(
         llm_diagnoses: list[Diagnosis] | None = None  # the LLM critique runs once per item
         llm_asked = 0
         for number in range(1, config.max_rounds + 1):
+            if clock.spent(f"before round {number}"):
+                break
             findings = findings_for(best.item, best.row, story_fol=story_fol, feedback=feedback)
+            first = findings if first is None else first
             key = (tuple(findings.fol.values()), tuple(feedback))
             if key in seen:  # nothing changed since the last round: it would repeat itself
                 break
             seen.add(key)
             use_llm = client if llm_on and llm_asked < config.llm_rounds else None
             record, accepted, progress = _round(
-                number, findings, best, checker, config, use_llm, llm_diagnoses
+                number, findings, best, checker, config, use_llm, llm_diagnoses, clock
             )
             llm_asked += 1 if record["llm_calls"] else 0
             if "llm_diagnoses" in record:  # asked this round (even if it found nothing)
@@ -176,8 +189,8 @@ def repair_item(
             diagnoses_seen += [Diagnosis.model_validate(d) for d in record["diagnoses"]]
             if accepted is not None:
                 break
-            if record.get("unconfirmed"):
-                unconfirmed, best = True, progress or best
+            if record.get("unconfirmed") or clock.stopped:  # a proposal, or out of time
+                unconfirmed, best = bool(record.get("unconfirmed")), progress or best
                 break
             # a model may revise given what the gate rejected; deterministic rules would not
             feedback += _rejections(record, llm_only=True)
@@ -188,12 +201,12 @@ def repair_item(
     final = accepted or best
     if unconfirmed:
         rounds[-1]["unconfirmed"] = True
-    # verified is not the end: the final FOL is read against its sentences either way; the
-    # findings shown are those of the FOL the item keeps (the original, unless accepted)
-    reading = findings_for(final.item, final.row, story_fol=story_fol)
-    kept = reading
-    if accepted is None and final.edits:
-        kept = findings_for(item, row, story_fol=story_fol)
+    # verified is not the end: the final FOL is read against its sentences either way (but a
+    # proposal out of time); the findings shown are those of the FOL the item keeps (round 1's)
+    reading = first
+    if reading is None or final.edits and (accepted or not clock.spent("before the last read")):
+        reading = findings_for(final.item, final.row, story_fol=story_fol)
+    kept = first if first is not None and accepted is None and final.edits else reading
     return _outcome(
         item,
         row,
@@ -201,7 +214,7 @@ def repair_item(
         accepted is not None,
         rounds,
         diagnoses_seen,
-        time.perf_counter() - started,
+        clock,
         reading,
         Alignment(kept.alignment),
     )
@@ -214,15 +227,16 @@ def _round(
     checker: Checker,
     config: RepairConfig,
     client: Any,
-    llm_diagnoses: list[Diagnosis] | None = None,
+    llm_diagnoses: list[Diagnosis] | None,
+    clock: _Clock,
 ) -> tuple[dict[str, Any], _State | None, _State | None]:
     proposals = propose_repairs(findings)
     drift = sorted({e.where for rule, cand in proposals if rule == "unify_names" for e in cand})
     diagnoses = rule_critique(findings, drift_positions=drift)
     record: dict[str, Any] = {"round": number, "diagnoses": [], "candidates": [], "llm_calls": []}
-    candidates: list[tuple[str, tuple[Edit, ...]]] = list(proposals)
-    accepted, progress = _try(candidates[: config.max_candidates], base, checker, record, findings)
-    if accepted is None and "llm" in config.agents and client is not None:
+    cap = config.max_candidates
+    accepted, progress = _try(proposals[:cap], base, checker, record, findings, clock)
+    if accepted is None and client is not None and not clock.spent(f"in round {number} (LLM)"):
         from refinery.agents.llm_agents import llm_critique, llm_refine
 
         if llm_diagnoses is None:
@@ -238,7 +252,7 @@ def _round(
             if len(edits) > 1:
                 llm_candidates += [(client.name, (e,)) for e in edits]
         llm_accepted, llm_progress = _try(
-            llm_candidates[: config.max_candidates], base, checker, record, findings
+            llm_candidates[:cap], base, checker, record, findings, clock
         )
         accepted = llm_accepted
         progress = progress if _better(progress, llm_progress) else llm_progress
@@ -275,14 +289,16 @@ def _try(
     checker: Checker,
     record: dict[str, Any],
     findings: Findings,
+    clock: _Clock,
 ) -> tuple[_State | None, _State | None]:
-    """Re-check candidates in order; return (accepted, best progress).
+    """Re-check candidates in order, while `clock` lasts; return (accepted, best progress).
 
     A form rule's candidate that passes the gate and settles the item (`refinery.agents.settle.unsettled`) is accepted
     at once. Among the meaning-level candidates that pass, those whose formulas still misread
     their sentences only stand in when nothing better passes; of the rest, the first is accepted
     when it settles the item and no other edit of different meaning passes too. Otherwise the
-    first is returned as progress, and the record says `unconfirmed`.
+    first is returned as progress, and the record says `unconfirmed`. Out of time, a candidate
+    that passed is only progress (unchecked rivals might pass too).
     """
     fol = _fol(base.item)
     base_rank = _RANK.get(base.row["category"], 0)
@@ -293,6 +309,9 @@ def _try(
             "source": source,
             "edits": [e.model_dump(mode="json") for e in candidate],
         }
+        done = len(record["candidates"])
+        if clock.spent(f"in round {record['round']} after {done} candidate{'s' * (done != 1)}"):
+            break
         record["candidates"].append(entry)
         try:
             new_fol = apply_candidate(fol, candidate)
@@ -331,6 +350,8 @@ def _try(
             progress = state
     if not passed:
         return None, progress
+    if clock.stopped:
+        return None, passed[0].state
     # a form rule's first passing candidate decides alone, as the rules run in order; among
     # meaning-level ones, an edit after which the formula still misreads its sentence, or a
     # ¬ put around a whole formula because the rule could not tell where it belongs, is no
@@ -432,18 +453,22 @@ def _outcome(
     accepted: bool,
     rounds: list[dict[str, Any]],
     diagnoses: list[Diagnosis],
-    seconds: float,
+    clock: _Clock,
     reading: Findings,
     alignment: Alignment,
 ) -> Outcome:
     """The item's record. `reading` is the final FOL's findings (the label score reads them);
     `alignment`, those of the FOL the item keeps."""
     category = row["category"]
+    spent = time.perf_counter() - clock.started
+    budget = {"seconds": clock.seconds, "spent": round(spent, 2), "stopped": clock.stopped}
     quality = label_score(reading, _refuted(rounds, item.label))
     if category == "verified":
         status, reason = Status.VERIFIED, Reason.NONE
     elif accepted:
         status, reason = Status.REPAIRED, Reason.NONE
+    elif clock.stopped:
+        status, reason = Status.NEEDS_REVIEW, Reason.REPAIR_BUDGET
     elif rounds and rounds[-1].get("unconfirmed"):
         status, reason = Status.NEEDS_REVIEW, Reason.UNCONFIRMED_REPAIR
     else:
@@ -480,6 +505,11 @@ def _outcome(
         f"{d.where}: {d.error_class.value} ({d.confidence:.2f}) {d.explanation}"
         for d in [d for d in diagnoses if not d.source.startswith(LLM_SOURCE)][:5]
     )
+    if reason is Reason.REPAIR_BUDGET:
+        stop = (
+            f"repair budget of {clock.seconds:g} s spent ({spent:.2f} s), stopped {clock.stopped}"
+        )
+        critique = "; ".join(filter(None, (stop, f"still {final.row['category']}", critique)))
     gold = item.label.value if item.label else ""
     return Outcome(
         id=item.id,
@@ -516,6 +546,7 @@ def _outcome(
         audit={
             "check": {k: row[k] for k in ("category", "label", "issues", "notation") if k in row},
             "rounds": rounds,
+            **({"budget": budget} if reason is Reason.REPAIR_BUDGET else {}),
             # why the final FOL gets its label: every core and countermodel, per prover
             "evidence": json.loads(final.row.get("evidence_detail") or "{}"),
         },
@@ -527,243 +558,5 @@ def _outcome(
         is_nl_mismatch_issue=alignment.is_issue,
         label_score=round(quality, 2),
         is_label_issue=label_issue,
-        seconds=round(seconds, 4),
+        seconds=round(spent, 4),
     )
-
-
-# -- outcome cache ----------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """A hash of the code that decides outcomes (this loop, agents, prompts, check, logic).
-
-    Part of every outcome-cache key, so editing a rule or a prompt invalidates cached outcomes.
-    """
-    root = Path(__file__).resolve().parent
-    agents = code_hash(
-        root,
-        ("agents", "logic", "prove"),
-        ("repair.py", "outcomes.py"),
-        (".py", ".lark", ".md"),
-    )
-    return hashlib.sha256((agents + check_code_version()).encode()).hexdigest()
-
-
-def outcome_key(
-    item: Item,
-    story_fol: Sequence[str],
-    config: RepairConfig,
-    provers: Sequence[str],
-    budget: Budget,
-) -> str:
-    """Everything an item's outcome depends on: its content, its story's FOL, the run options."""
-    payload = {
-        "code": code_version(),
-        "id": item.id,
-        "content": item.content_hash,
-        "story": sorted(story_fol),
-        "agents": list(config.agents),
-        "rounds": [config.max_rounds, config.llm_rounds, config.max_candidates],
-        "llm": config.llm.model if config.llm and "llm" in config.agents else None,
-        "provers": list(provers),
-        "budget": [budget.seconds, budget.rlimit],
-    }
-    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
-
-
-# -- driver and batches ----------------------------------------------------------------------------
-
-#: A story to repair: each item with its check row and its cached outcome (None: to run).
-Pending = list[tuple[Item, dict[str, Any], dict[str, Any] | None]]
-
-
-@dataclass(frozen=True, slots=True)
-class RepairJob:
-    """What a repair batch needs besides its stories; picklable, it travels to every worker.
-
-    The cache paths are the driver's: a worker on the driver's `host` reads them, none writes
-    them (`refinery.store.worker_view`). `llm_gate()` is entered around every HTTP request to
-    the LLM (a cluster-wide concurrency limit); None: no limit.
-    """
-
-    prover_factory: ProverFactory
-    prover_names: tuple[str, ...]
-    budget: Budget
-    config: RepairConfig
-    cache_path: Path | None = None
-    host: str = field(default_factory=this_host)
-    llm_gate: Callable[[], AbstractContextManager[Any]] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RepairBatch:
-    """A batch's outcomes (JSON form) and what it computed that the driver stores."""
-
-    outcomes: list[dict[str, Any]]
-    fresh: list[tuple[str, dict[str, Any]]]  # (outcome key, outcome) for the outcome cache
-    verdicts: list[tuple[str, str]]
-    replies: list[tuple[str, str]]
-
-
-def _story_fol(items: Iterable[Item]) -> list[str]:
-    """Every distinct FOL text of a story: the evidence naming-drift repairs compare against."""
-    return list(
-        dict.fromkeys(t for item in items for t in (*item.premises_fol, item.conclusion_fol or ""))
-    )
-
-
-def repair_batch(stories: Sequence[Pending], job: RepairJob) -> RepairBatch:
-    """Repair whole stories on a worker (cached outcomes pass through); writes no cache."""
-    config = job.config
-    verdicts = VerdictCache(None, store=worker_view(job.cache_path, VERDICT_TABLE, job.host))
-    checker = Checker(
-        worker_provers(job.prover_factory, job.prover_names, threading.get_ident()),
-        job.budget,
-        verdicts,
-    )
-    client = None
-    if "llm" in config.agents and config.llm is not None:
-        from refinery.agents.llm import OpenAICompatibleClient
-
-        client = OpenAICompatibleClient(
-            config.llm.base_url,
-            config.llm.api_key,
-            config.llm.model,
-            timeout=config.llm.timeout,
-            gate=job.llm_gate,
-        )
-        client.cache = worker_view(config.llm.cache_path, "replies", job.host)
-    out: list[dict[str, Any]] = []
-    fresh: list[tuple[str, dict[str, Any]]] = []
-    for story in stories:
-        story_fol = _story_fol(item for item, _, _ in story)
-        for item, row, outcome in story:
-            if outcome is None:
-                outcome = repair_item(
-                    item, row, checker=checker, config=config, story_fol=story_fol, client=client
-                ).to_dict()
-                key = outcome_key(item, story_fol, config, job.prover_names, job.budget)
-                fresh.append((key, outcome))
-            out.append(outcome)  # JSON form: what the cache holds and a worker sends back
-    replies = client.cache.recorded() if client is not None else []
-    if client is not None:
-        client.close()
-    verdicts.close()
-    return RepairBatch(out, fresh, verdicts.recorded(), replies)
-
-
-@dataclass
-class RepairPlan:
-    """A repair run as the driver sees it: cached outcomes, the stories to run, the one writer."""
-
-    items: Sequence[Item]
-    job: RepairJob
-    pending: list[Pending]
-    outcomes: list[dict[str, Any]]
-    store: JsonStore
-    verdicts: VerdictCache
-    replies: JsonStore
-    on_progress: Callable[[int], None] | None = None
-
-    def add(self, batch: RepairBatch) -> None:
-        """Keep a batch's outcomes; store its new outcomes, verdicts and LLM replies at once."""
-        self.store.put_many(batch.fresh)
-        self.verdicts.put_raw(batch.verdicts)
-        self.replies.put_raw(batch.replies)
-        self.outcomes += batch.outcomes
-        if self.on_progress:
-            self.on_progress(len(batch.outcomes))
-
-    def finish(self) -> list[Outcome]:
-        """Every outcome, in input order."""
-        for store in (self.store, self.verdicts, self.replies):
-            store.close()
-        ordered = in_input_order(self.outcomes, [it.id for it in self.items])
-        return [Outcome.from_dict(o) for o in ordered]
-
-
-def plan_repair(
-    items: Sequence[Item],
-    rows: Sequence[dict[str, Any]],
-    *,
-    prover_factory: ProverFactory,
-    prover_names: Sequence[str],
-    budget: Budget,
-    config: RepairConfig,
-    cache_path: Path | None = None,
-    outcome_cache: Path | None = None,
-    llm_gate: Callable[[], AbstractContextManager[Any]] | None = None,
-    on_progress: Callable[[int], None] | None = None,
-) -> RepairPlan:
-    """Answer unchanged stories from the outcome cache; the rest become `pending` stories."""
-    by_id = {r["id"]: r for r in rows}
-    stories = [[(it, by_id[it.id]) for it in story] for story in group_stories(items)]
-    verdicts = VerdictCache(cache_path)
-    verdicts.prepare()
-    replies = JsonStore(config.llm.cache_path if config.llm else None, "replies")
-    replies.prepare()
-    store = JsonStore(outcome_cache, "outcomes")
-    store.prepare()
-    cached, pending = from_cache(
-        stories,
-        store,
-        lambda pair, story: outcome_key(
-            pair[0], _story_fol(it for it, _ in story), config, prover_names, budget
-        ),
-        on_progress,
-    )
-    job = RepairJob(
-        prover_factory, tuple(prover_names), budget, config, cache_path, llm_gate=llm_gate
-    )
-    todo = [[(it, row, found) for (it, row), found in story] for story in pending]
-    return RepairPlan(items, job, todo, cached, store, verdicts, replies, on_progress)
-
-
-def repair_items(
-    items: Sequence[Item],
-    rows: Sequence[dict[str, Any]],
-    *,
-    prover_factory: ProverFactory,
-    prover_names: Sequence[str],
-    budget: Budget,
-    config: RepairConfig,
-    workers: int = 1,
-    cache_path: Path | None = None,
-    outcome_cache: Path | None = None,
-    on_progress: Callable[[int], None] | None = None,
-) -> list[Outcome]:
-    """Repair every item on this machine given its check row; outcomes come in input order.
-
-    Stories are the unit of work (their formulas are the evidence for naming drift). With
-    `outcome_cache`, an item whose content, story, options and deciding code are unchanged since
-    a previous run gets its stored outcome without re-running the loop. The steps a cluster run
-    takes one by one: `plan_repair`, `repair_batch` per batch, `RepairPlan.add` and `finish`.
-    """
-    plan = plan_repair(
-        items,
-        rows,
-        prover_factory=prover_factory,
-        prover_names=prover_names,
-        budget=budget,
-        config=config,
-        cache_path=cache_path,
-        outcome_cache=outcome_cache,
-        on_progress=on_progress,
-    )
-    for batch in run_stories(plan.pending, partial(repair_batch, job=plan.job), workers=workers):
-        plan.add(batch)
-    return plan.finish()
-
-
-__all__ = [
-    "AGENTS",
-    "RepairConfig",
-    "check_agents",
-    "parse_agents",
-    "outcome_key",
-    "plan_repair",
-    "repair_batch",
-    "repair_item",
-    "repair_items",
-]

@@ -87,12 +87,25 @@ def _int(value: object) -> int:
 
 
 def md_cell(text: object) -> str:
-    """A Markdown table cell: lines joined, pipes escaped.
+    """A Markdown table cell: shown as written (`md_text`), lines joined, pipes escaped.
 
-    >>> md_cell("a | b\\nc")
-    'a \\\\| b c'
+    Every cell goes through `md_text`, so no cell (a reviewer's name, a run setting, a
+    validation's message) can carry raw HTML into a Markdown viewer.
+
+    >>> md_cell("a | b\\nc <svg onload=x>")
+    'a \\\\| b c \\\\<svg onload=x\\\\>'
     """
-    return " ".join(str(text).replace("|", "\\|").splitlines())
+    return md_markup_cell(md_text(text))
+
+
+def md_markup_cell(markup: object) -> str:
+    """A table cell of Markdown already made safe (a link built from escaped text): lines
+    joined, pipes escaped, nothing else touched.
+
+    >>> md_markup_cell("[a\\\\<b](#x)")
+    '[a\\\\<b](#x)'
+    """
+    return " ".join(str(markup).replace("|", "\\|").splitlines())
 
 
 def md_text(text: object) -> str:
@@ -165,7 +178,13 @@ def _templates() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(
-        cell=md_cell, text=md_text, fence=md_fence, code=md_code, change=md_change, changes=changes
+        cell=md_cell,
+        markup_cell=md_markup_cell,
+        text=md_text,
+        fence=md_fence,
+        code=md_code,
+        change=md_change,
+        changes=changes,
     )
     return env
 

@@ -10,6 +10,10 @@ A `read_only` store is a worker's view of the driver's cache: it reads the file 
 (never creating it) and keeps what is `put` in memory, so the driver, the only writer, can store
 `recorded()` entries with `put_raw`. `worker_view` opens one only on the driver's machine: SQLite
 is never shared across machines.
+
+A cache is never worth a run: when the file cannot be created or written (a full disk, SQLite's
+"database or disk is full", a read-only folder) the store warns once (`CacheWriteWarning`) and
+stops writing; the run goes on, its results simply not cached.
 """
 
 from __future__ import annotations
@@ -18,9 +22,18 @@ import json
 import socket
 import sqlite3
 import threading
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+
+class CacheWriteWarning(UserWarning):
+    """A cache file could not be written: the run goes on without caching."""
+
+
+# What a failed cache write raises: SQLite's own errors (full, locked, read-only) and the OS's.
+_WRITE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
 
 
 class JsonStore:
@@ -39,13 +52,20 @@ class JsonStore:
         self._recorded: dict[str, str] = {}  # read_only: JSON text put here, for the driver
         self.hits = 0
         self.misses = 0
+        self.writes_off = False  # set, with one warning, when a write failed
 
     def prepare(self) -> None:
         """Create the file, the table and WAL mode (call once, before workers start)."""
-        if self.path is None or self.read_only:
+        if self.path is None or self.read_only or self.writes_off:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        try:
+            self._create(self.path)
+        except _WRITE_ERRORS as exc:
+            self._stop_writing(exc)
+
+    def _create(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=60, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             columns = [row[1] for row in conn.execute(f"PRAGMA table_info({self.table})")]
@@ -68,10 +88,16 @@ class JsonStore:
             self._conn = sqlite3.connect(uri, uri=True, timeout=60, check_same_thread=False)
         if self._conn is None:
             self.prepare()  # idempotent; cheap once the table exists
-            conn = sqlite3.connect(
-                self.path, timeout=60, isolation_level=None, check_same_thread=False
-            )
-            conn.execute("PRAGMA synchronous=NORMAL")
+            if self.writes_off:  # the file could not be made: nothing to read either
+                return None
+            try:
+                conn = sqlite3.connect(
+                    self.path, timeout=60, isolation_level=None, check_same_thread=False
+                )
+                conn.execute("PRAGMA synchronous=NORMAL")
+            except _WRITE_ERRORS as exc:
+                self._stop_writing(exc)
+                return None
             self._conn = conn
         return self._conn
 
@@ -119,13 +145,27 @@ class JsonStore:
             if self.read_only:
                 self._recorded.update(rows)
                 return
-            conn = self._connect()
-            if conn is not None and rows:
-                with conn:  # a transaction: BEGIN … COMMIT
-                    conn.execute("BEGIN")
-                    conn.executemany(
-                        f"INSERT OR REPLACE INTO {self.table} (key, value) VALUES (?, ?)", rows
-                    )
+            if self.writes_off or not rows:
+                return
+            try:
+                conn = self._connect()
+                if conn is not None:
+                    with conn:  # a transaction: BEGIN … COMMIT (ROLLBACK when it fails)
+                        conn.execute("BEGIN")
+                        conn.executemany(
+                            f"INSERT OR REPLACE INTO {self.table} (key, value) VALUES (?, ?)", rows
+                        )
+            except _WRITE_ERRORS as exc:
+                self._stop_writing(exc)
+
+    def _stop_writing(self, exc: BaseException) -> None:
+        """Warn once and write no more; reads of what the file already holds go on."""
+        self.writes_off = True
+        warnings.warn(
+            f"cache {self.path}: cannot write ({exc}); going on without caching",
+            CacheWriteWarning,
+            stacklevel=3,
+        )
 
     def close(self) -> None:
         with self._lock:

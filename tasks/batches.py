@@ -27,10 +27,10 @@ from refinery.datasets.records import Item
 from refinery.errors import ProverUnavailable
 from refinery.outcomes import Outcome
 from refinery.prove.verdict import Budget
-from refinery.repair import (
+from refinery.repair import RepairConfig
+from refinery.repair_batches import (
     Pending,
     RepairBatch,
-    RepairConfig,
     RepairJob,
     RepairPlan,
     plan_repair,

@@ -23,9 +23,10 @@ def _project_exceptions() -> list[type[BaseException]]:
             found += [
                 cls
                 for _, cls in inspect.getmembers(module, inspect.isclass)
-                # warnings are said, not raised: they keep Python's Warning hierarchy
+                # warnings are said, not raised: they keep Python's Warning hierarchy; a signal
+                # turned into an exception unwinds like Ctrl-C, so it is a KeyboardInterrupt
                 if issubclass(cls, BaseException)
-                and not issubclass(cls, Warning)
+                and not issubclass(cls, (Warning, KeyboardInterrupt))
                 and cls.__module__ == module.__name__
             ]
     return found

@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "refinery.validation",
         ),
     ),
-    ("repair loop", ("refinery.repair", "refinery.faithfulness")),
+    ("repair loop", ("refinery.repair", "refinery.repair_batches", "refinery.faithfulness")),
     ("agents", ("refinery.agents",)),
     ("check", ("refinery.check", "refinery.summary")),
     ("provers and datasets", ("refinery.prove", "refinery.datasets")),
@@ -56,6 +56,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "refinery.outputs",
             "refinery.parallel",
             "refinery.progress",
+            "refinery.lifeline",
         ),
     ),
 )

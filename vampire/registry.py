@@ -50,7 +50,8 @@ def resolve_names(names: Sequence[str]) -> list[str]:
 
 
 def build_provers(names: Sequence[str]) -> list[Prover]:
-    """Construct the named provers (after `resolve_names`); raises if one is unavailable.
+    """Construct the named provers (after `resolve_names`); raises if one is unavailable or a
+    TPTP binary fails its start-up probe (`EProver.probe`: once per binary per process).
 
     A picklable module-level function, so worker processes can build their own provers.
     """
@@ -65,5 +66,8 @@ def build_provers(names: Sequence[str]) -> list[Prover]:
             prover = tptp_backends()[name]
         if not prover.available():
             raise ProverUnavailable(f"prover {name!r} is not available on this machine")
+        probe = getattr(prover, "probe", None)  # the TPTP backends; z3 runs in-process
+        if probe is not None:
+            probe()
         provers.append(prover)
     return provers

@@ -3,10 +3,13 @@
 This module owns the process plumbing: the problem goes to the prover on its standard input
 (`run_on_stdin`, the cheap way) or, for a prover that must read a file, in a fresh temporary
 directory (`run_on_file`). The prover starts from an argv list (never a shell string) in its own
-session, and a wall-clock cap backs up the prover's own time limit. When the cap is hit the whole
-process group is killed (provers such as E's scheduler and Vampire's portfolio fork workers), so
-no prover process outlives its budget. Output is decoded with `errors="replace"`: a prover's bytes
-can never make this module raise.
+process group, and a wall-clock cap backs up the prover's own time limit. When the cap is hit the
+whole group is killed (provers such as E's scheduler and Vampire's portfolio fork workers), so no
+prover process outlives its budget; `kill_running` does the same at once for every prover this
+process is running (an interrupted run calls it). The group stays in the caller's session, so a
+terminal's Ctrl-C reaches the caller, not the prover, and whoever tracks the run by session sees
+the provers too. Output is decoded with `errors="replace"`: a prover's bytes can never make this
+module raise.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import selectors
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +30,22 @@ from dataclasses import dataclass
 # (setsid) can hold them open longer, and nothing here can reach it anyway.
 _DRAIN_SECONDS = 5.0
 _CHUNK = 65536  # bytes per read or write on a pipe
+
+# The process groups of the provers this process is running (any thread), for `kill_running`.
+_running: set[int] = set()
+_interrupted: set[int] = set()  # of those, the ones `kill_running` killed
+_running_lock = threading.RLock()  # re-entrant: a signal handler may interrupt its holder
+
+
+def _forget_running() -> None:
+    # a forked child runs none of its parent's provers (and must not inherit a held lock)
+    global _running_lock
+    _running.clear()
+    _interrupted.clear()
+    _running_lock = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_forget_running)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +101,23 @@ def _run(
         stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        start_new_session=True,  # own process group, so one killpg reaches every worker
+        process_group=0,  # own process group, so one killpg reaches every worker
     )
+    with _running_lock:
+        _running.add(proc.pid)
     try:
         out, err, timed_out = _exchange(proc, data, start + timeout)
     except BaseException:  # e.g. KeyboardInterrupt: still leave no prover behind
         _kill_group(proc)
-        proc.wait()
         raise
+    finally:
+        with _running_lock:  # out of the set before it is reaped: its group id is then free
+            _running.discard(proc.pid)
+            interrupted = proc.pid in _interrupted
+            _interrupted.discard(proc.pid)
+        proc.wait()
+    if interrupted:  # what it printed is no answer: nothing may record it as one
+        raise KeyboardInterrupt("prover interrupted")
     return RunResult(
         stdout=_decode(out),
         stderr=_decode(err),
@@ -102,7 +131,7 @@ def _run(
 def _exchange(
     proc: subprocess.Popen[bytes], data: bytes | None, deadline: float
 ) -> tuple[bytes, bytes, bool]:
-    """Write `data`, read both pipes to their end and reap `proc`; kill its group at `deadline`.
+    """Write `data` and read both pipes to their end; kill `proc`'s group at `deadline`.
 
     Returns stdout, stderr and whether the deadline killed it (what it wrote before is kept).
     Not `communicate(timeout=…)`: once the pipes close, its wait polls in sleeps of 1 ms and
@@ -151,7 +180,6 @@ def _exchange(
     if not killed and not _exited_by(proc, deadline):
         killed = True
         _kill_group(proc)
-    proc.wait()
     return bytes(output[out]), bytes(output[err]), killed
 
 
@@ -172,6 +200,21 @@ def _exited_by(proc: subprocess.Popen[bytes], deadline: float) -> bool:
         return bool(poller.poll(left * 1000))
     finally:
         os.close(fd)
+
+
+def kill_running() -> int:
+    """Kill the process group of every prover this process is running; returns how many.
+
+    For an interrupted run: each thread waiting on one of those provers raises
+    `KeyboardInterrupt` instead of returning its output, so no half answer is ever recorded.
+    Safe to call from any thread, and from a signal handler.
+    """
+    with _running_lock:  # held while killing: a listed group's leader is not reaped yet
+        for pgid in _running:
+            _interrupted.add(pgid)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)
+        return len(_running)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

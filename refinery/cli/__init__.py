@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
+from refinery import lifeline
 from refinery.cli import check, lint, publish, refine, rescore, review, schedule
 from refinery.cli.options import env_defaults
 from refinery.errors import RefineryError
@@ -48,14 +50,52 @@ def _version() -> str:
         return "unknown"
 
 
+#: Exit codes of an interrupted run, as a shell reports a process killed by the signal.
+INTERRUPTED, TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; an error is one line on stderr, an interrupt one line and 130 (143)."""
     args = parser().parse_args(argv)
+    from vampire.run import kill_running
+
+    if kill_running not in lifeline.on_interrupt:
+        lifeline.on_interrupt.append(kill_running)
     try:
-        return int(args.handler(args))
-    except RefineryError as err:
-        print(f"refinery: error: {err}", file=sys.stderr)
-        return 2
+        with lifeline.signals_raise():
+            return int(args.handler(args))
+    except BaseException as exc:
+        if not (lifeline.stopping or isinstance(exc, KeyboardInterrupt)):
+            if isinstance(exc, RefineryError):
+                print(f"refinery: error: {exc}", file=sys.stderr)
+                return 2
+            raise
+        # stopped by a signal (whatever the run raised on its way out is that signal's echo);
+        # what the caches hold stays: every write is a finished transaction
+        lifeline.interrupted()
+        # the first signal counts: a library may answer Ctrl-C by sending itself SIGTERM
+        first = lifeline.stopping or (signal.SIGTERM if isinstance(exc, lifeline.Terminated) else 0)
+        terminated = first == signal.SIGTERM
+        print(f"refinery: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return TERMINATED if terminated else INTERRUPTED
+    finally:
+        if lifeline.stopping:
+            lifeline.quiet_until_now()
+
+
+def run() -> None:
+    """The `refinery` executable: `main`, and after an interrupt an exit that waits for nothing.
+
+    Threads still busy (a prover call in a task thread) would hold up a normal exit; everything
+    the run started is stopped by then, and what it wrote is complete or not there at all.
+    """
+    code = main()
+    if code in (INTERRUPTED, TERMINATED):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    run()

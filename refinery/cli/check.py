@@ -66,13 +66,17 @@ def run(args: argparse.Namespace) -> int:
 
     from refinery.datasets import check_source
     from refinery.outputs import write_table
-    from vampire.registry import resolve_names
+    from vampire.registry import build_provers, resolve_names
 
+    # Everything that can be refused is refused here, before any proving.
     gates = _gates(args.fail_on)
     for source in args.sources:
         check_source(source)
+    if args.out is not None:
+        _check_out(args.out)
     console = Console(stderr=True)
     names = resolve_names(args.provers.split(","))
+    build_provers(names)  # a missing or broken prover binary is refused now, naming its path
     cache = None if args.no_cache else config.state_dir() / "cache" / "verdicts.sqlite"
     started = time.perf_counter()
     if args.task_runner == "local":
@@ -100,6 +104,20 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[red]--fail-on: {found} item(s)[/]")
         return 1
     return 0
+
+
+def _check_out(out: Path) -> None:
+    """`ConfigError` when `--out` (or a folder above it) is an existing file, not a folder."""
+    from refinery.errors import ConfigError
+
+    for folder in (out, *out.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                where = "" if folder == out else f" ({folder} is a file)"
+                raise ConfigError(
+                    f"--out {out}: not a folder{where}; give a folder for the verdicts"
+                )
+            return
 
 
 def _gates(text: str) -> set[str]:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from refinery import config
+
+#: The most seconds `--budget` allows per prover question: past an hour a question is not worth
+#: asking in a batch, and a typo (1e12) would otherwise look like a hang.
+MAX_BUDGET_SECONDS = 3600.0
 
 
 def add_prover_options(parser: argparse.ArgumentParser, *, workers: bool = True) -> None:
@@ -18,9 +23,10 @@ def add_prover_options(parser: argparse.ArgumentParser, *, workers: bool = True)
     )
     parser.add_argument(
         "--budget",
-        type=float,
+        type=budget_seconds,
         default=config.DEFAULT_BUDGET_SECONDS,
-        help="seconds per prover question (default %(default)s)",
+        help=f"seconds per prover question, more than 0 and at most {MAX_BUDGET_SECONDS:g} "
+        "(default %(default)s)",
     )
     if workers:
         parser.add_argument(
@@ -38,6 +44,27 @@ def add_prover_options(parser: argparse.ArgumentParser, *, workers: bool = True)
             "Ray cluster of --workers processes, or an existing one; anything but local runs "
             "through Prefect",
         )
+
+
+def budget_seconds(text: str) -> float:
+    """`--budget`'s value: a finite number of seconds in (0, `MAX_BUDGET_SECONDS`].
+
+    >>> budget_seconds("2.5")
+    2.5
+    >>> budget_seconds("1e12")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '1e12' is not a number of seconds in (0, 3600]
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= MAX_BUDGET_SECONDS):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds in (0, {MAX_BUDGET_SECONDS:g}]"
+        )
+    return value
 
 
 def _task_runner(text: str) -> str:
@@ -75,6 +102,13 @@ def add_refine_options(parser: argparse.ArgumentParser) -> None:
         "--max-rounds", type=int, default=3, help="repair rounds per item (default %(default)s)"
     )
     parser.add_argument(
+        "--repair-seconds",
+        type=float,
+        default=60.0,
+        help="wall-clock seconds one item's repair may take; past it the item goes to review "
+        "with reason repair_budget (default %(default)s, at most 3600)",
+    )
+    parser.add_argument(
         "--llm-rounds",
         type=int,
         default=1,
@@ -102,6 +136,7 @@ def refine_settings(args: argparse.Namespace, **overrides: Any) -> Any:
         "review_path": args.review,
         "agents": parse_agents(args.agents),
         "max_rounds": args.max_rounds,
+        "repair_seconds": args.repair_seconds,
         "llm_rounds": args.llm_rounds,
         "llm": args.llm,
         "provers": tuple(resolve_names(args.provers.split(","))),

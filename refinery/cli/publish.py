@@ -9,8 +9,27 @@ saved Hugging Face login.
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
+
+# The Hub's OWNER/NAME, matched whole (fullmatch, ASCII): no newline, space or control character
+# may ride along into a folder name or an upload.
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", re.ASCII)
+
+
+def repo_id(text: str) -> str:
+    """`--repo-id`'s value, refused at parse time unless it is a Hub id ``OWNER/NAME``.
+
+    >>> repo_id("owner/name")
+    'owner/name'
+    """
+    if not _REPO_ID.fullmatch(text) or ".." in text or "--" in text or len(text) > 96:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a Hub repository id: expected OWNER/NAME of letters, digits, "
+            "'-', '_' and '.'"
+        )
+    return text
 
 
 def register(sub: Any) -> None:
@@ -21,7 +40,9 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "run_dir", type=Path, metavar="RUN_DIR", help="a refine or review run folder"
     )
-    parser.add_argument("--repo-id", required=True, help="Hub dataset repository, OWNER/NAME")
+    parser.add_argument(
+        "--repo-id", required=True, type=repo_id, help="Hub dataset repository, OWNER/NAME"
+    )
     parser.add_argument(
         "--out", type=Path, help="publish folder (default: data/published/<OWNER>/<NAME>)"
     )

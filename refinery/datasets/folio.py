@@ -16,7 +16,8 @@ Required fields are ``premises``, ``premises-FOL``, ``conclusion`` and ``label``
 v0 validation has no ids). A null or blank label means "unlabelled" (``label=None``), any other
 spelling outside True/False/Uncertain/Unknown is a row error. A malformed row (bad JSON, missing
 field, wrong type, unknown label, no premises, no conclusion, duplicate id) becomes a `LoadError`
-and the rest still loads; an input that cannot be read at all raises `DataError`.
+and the rest still loads; an input that cannot be read at all raises `DataError`, and so does one
+that gives no item (an empty file, no rows, every row malformed: the first reason is given).
 
 Dataset and split names, when not given, come from the path (see `infer_names`).
 """
@@ -34,6 +35,8 @@ from refinery.datasets.records import (
     Item,
     LoadError,
     LoadResult,
+    empty_text_reason,
+    no_items_reason,
     split_lines,
     story_id_from_premises,
 )
@@ -100,19 +103,30 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
     ------
     DataError
         The file is missing, unreadable, not UTF-8, of an unsupported type, not a JSON list
-        (``.json``), lacks required CSV columns, or the Hub cannot be reached.
+        (``.json``), lacks required CSV columns, has an unterminated quote (``.csv``), or the Hub
+        cannot be reached; or no row at all became an item (empty file, no rows, all malformed).
     """
     if isinstance(source, str) and source.startswith("hf:"):
         return _load_hub(source, dataset=dataset, split=split)
     path = Path(source)
     rows = _read_rows(path)
     inferred_dataset, inferred_split = infer_names(path)
-    return _collect(
-        rows,
-        dataset=dataset or inferred_dataset,
-        split=split or inferred_split,
-        source=str(path),
+    return _some_items(
+        _collect(
+            rows,
+            dataset=dataset or inferred_dataset,
+            split=split or inferred_split,
+            source=str(path),
+        ),
+        str(path),
     )
+
+
+def _some_items(result: LoadResult, source: str) -> LoadResult:
+    """`result`, or `DataError` saying why it holds no item: checked before any slow work."""
+    if not result.items:
+        raise DataError(f"{source}: {no_items_reason(result.errors)}")
+    return result
 
 
 def infer_names(path: str | Path) -> tuple[str, str]:
@@ -205,7 +219,7 @@ def load_fol_lines(path: str | Path) -> list[tuple[int, str]]:
 def _read_rows(path: Path) -> _Rows:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        return _jsonl_rows(_read_text(path))
+        return _jsonl_rows(_read_nonempty(path))
     if suffix == ".json":
         return enumerate(_read_json_list(path), 1)
     if suffix == ".csv":
@@ -223,9 +237,18 @@ def _read_text(path: Path) -> str:
         raise DataError(f"{path}: cannot read: {exc}") from exc
 
 
+def _read_nonempty(path: Path) -> str:
+    text = _read_text(path)
+    reason = empty_text_reason(text)
+    if reason:
+        raise DataError(f"{path}: {reason}")
+    return text
+
+
 def _read_json_list(path: Path) -> list[object]:
+    text = _read_nonempty(path)
     try:
-        data = json.loads(_read_text(path))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}: invalid JSON: {exc.msg} at line {exc.lineno}") from exc
     except RecursionError:
@@ -289,11 +312,12 @@ def unicode_problem(row: object) -> str:
 
 
 def _csv_rows(text: str, path: Path) -> _Rows:
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise DataError(f"{path}: empty CSV file (no header)") from None
+    # strict: an unterminated quote is an error, not a cell that swallows the rest of the file
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    if not text.strip():
+        blank = ", only whitespace" if text else ""
+        raise DataError(f"{path}: empty CSV file (no header{blank})")
+    header = next(reader)
     missing = [c for c in REQUIRED_FIELDS if c not in header]
     if missing:
         raise DataError(f"{path}: CSV header lacks column(s) {', '.join(missing)}")
@@ -305,7 +329,7 @@ def _csv_rows(text: str, path: Path) -> _Rows:
         except StopIteration:
             return
         except csv.Error as exc:
-            raise DataError(f"{path}:{start}: unreadable CSV: {exc}") from exc
+            raise DataError(f"{path}:{start}: unreadable CSV: {csv_problem(exc)}") from exc
         end = reader.line_num
         if not fields:
             continue
@@ -313,6 +337,16 @@ def _csv_rows(text: str, path: Path) -> _Rows:
             yield start, _RowError(f"row has {len(fields)} fields, header has {len(header)}")
         else:
             yield start, dict(zip(header, fields, strict=True))
+
+
+def csv_problem(exc: csv.Error) -> str:
+    """A `csv.Error` in words a spreadsheet user knows (the row's line is said by the caller)."""
+    text = str(exc)
+    if text == "unexpected end of data":
+        return "unterminated quote: a quoted cell starting in this row never ends"
+    if "expected after" in text:
+        return f"a quote inside a quoted cell must be doubled ({text})"
+    return text
 
 
 def _load_hub(spec: str, *, dataset: str | None, split: str | None) -> LoadResult:
@@ -338,7 +372,9 @@ def _load_hub(spec: str, *, dataset: str | None, split: str | None) -> LoadResul
     name = (
         dataset or _HUB_DATASETS.get(repo_id.lower()) or "-".join(_tokens(repo_id.split("/")[-1]))
     )
-    return _collect(enumerate(table, 1), dataset=name, split=split or hub_split, source=spec)
+    return _some_items(
+        _collect(enumerate(table, 1), dataset=name, split=split or hub_split, source=spec), spec
+    )
 
 
 # --- rows to items ---------------------------------------------------------------------------

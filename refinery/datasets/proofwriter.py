@@ -61,7 +61,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from refinery.datasets.folio import decode_row, infer_names
-from refinery.datasets.records import Item, LoadError, LoadResult
+from refinery.datasets.records import (
+    Item,
+    LoadError,
+    LoadResult,
+    empty_text_reason,
+    no_items_reason,
+)
 from refinery.errors import DataError, RefineryError
 from refinery.labels import Label, normalize_gold_label
 from refinery.logic.printer import to_text
@@ -415,7 +421,8 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
     Raises
     ------
     DataError
-        The file cannot be read, or it is closed-world (a ``CWA`` token in the path or a theory
+        The file cannot be read or gives no item (empty, or every row malformed: the first
+        reason is given), or it is closed-world (a ``CWA`` token in the path or a theory
         id): CWA needs negation as failure, which classical provers do not have.
 
     Examples
@@ -439,6 +446,8 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
         raise DataError(f"{path}: no such file") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: cannot read: {exc}") from exc
+    if empty := empty_text_reason(text):
+        raise DataError(f"{path}: {empty}")
     dataset = dataset or DATASET
     split = split or infer_names(path)[1]
     items: list[Item] = []
@@ -488,6 +497,8 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
                     raw=raw,
                 )
             )
+    if not items:
+        raise DataError(f"{path}: {no_items_reason(errors)}")
     return LoadResult(items=tuple(items), errors=tuple(errors), dataset=dataset, split=split)
 
 

@@ -11,6 +11,9 @@ Two values are derived, never passed in, so that they cannot go stale under `dat
   separators ``","`` and ``":"``). It ignores ids, provenance and the raw row, so the same example
   read from JSONL and from CSV hashes the same, and any edit to text, FOL or label changes it.
 
+A source that gives no item at all is refused as a whole, and `empty_text_reason` /
+`no_items_reason` say why in the loaders' one-line `DataError`.
+
 Only the standard library and `refinery.labels` are imported here.
 """
 
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from refinery.labels import Label
@@ -137,3 +140,31 @@ class LoadResult:
     errors: tuple[LoadError, ...]
     dataset: str
     split: str
+
+
+def empty_text_reason(text: str) -> str:
+    """Why a file's text can hold no row ("" when it holds something).
+
+    >>> empty_text_reason(""), empty_text_reason(" \\n\\t\\n"), empty_text_reason("{}")
+    ('empty file (0 bytes)', 'empty file (only whitespace)', '')
+    """
+    if not text:
+        return "empty file (0 bytes)"
+    if not text.strip():
+        return "empty file (only whitespace)"
+    return ""
+
+
+def no_items_reason(errors: Sequence[LoadError]) -> str:
+    """Why a source that was read gave no item: no rows, or every row unreadable (the first why).
+
+    >>> no_items_reason([LoadError("d.jsonl", 2, "missing field 'label'")] * 3)
+    "no item could be read: 3 unreadable row(s); the first, line 2: missing field 'label'"
+    """
+    if not errors:
+        return "no rows in it"
+    first = errors[0]
+    return (
+        f"no item could be read: {len(errors)} unreadable row(s); "
+        f"the first, line {first.line}: {first.reason}"
+    )

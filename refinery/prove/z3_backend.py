@@ -15,8 +15,20 @@ timeout in incremental mode, both read "canceled"), so the classification also c
 resource units the check spent with the budget.
 
 A watchdog interrupts the context shortly after the budget, as a backstop for the rare phases in
-which Z3 does not poll its own timer (one thread per process serves every check's watchdog); an interrupted check is reported as TIMEOUT
-(Z3 then says "interrupted" or "canceled").
+which Z3 does not poll its own timer (one thread per process serves every check's watchdog); an
+interrupted check is reported as TIMEOUT (Z3 then says "interrupted" or "canceled"). When the
+run itself is interrupted (Ctrl-C, SIGTERM: `refinery.lifeline`), every running check is
+stopped at once and raises `KeyboardInterrupt`, so no half answer is ever recorded; Z3's own
+Ctrl-C handling is off, or it would swallow the signal and answer "canceled".
+
+A question Z3 leaves open on its own (it gave up, or spent its `rlimit`) is asked once more,
+with what is left of its time, on a second solver without E-matching: instantiation by models
+(MBQI) alone. E-matching is what proves most theorems fast, but on stories of many rules over
+few constants it keeps instantiating where a model is at hand: a 300-premise story of 25 chained
+rules leaves Z3 without an answer after seconds, while MBQI alone finds the model in a tenth of a
+second. Answers Z3 gives with its defaults never change: E-matching off from the start left a
+FOLIO v2 train item undecided and took Z3 about 60% longer, so it is only the retry. The retry
+has an `rlimit` of its own.
 
 Evidence: every axiom is asserted under a tracking literal, so an unsatisfiable question comes
 with Z3's (minimised) unsat core as the verdict's `core`. `find_model` looks for a smallest
@@ -35,6 +47,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from refinery import lifeline
 from refinery.errors import ConfigError, ProverUnavailable
 from refinery.logic.syntax import Formula
 from refinery.logic.to_z3 import Z3Translator
@@ -65,6 +78,11 @@ SIZE_TRY_SECONDS = 0.25
 
 _MAX_SPARSE_ATOMS = 2000  # past this many ground atoms a model is shown as Z3 found it
 
+#: Statuses a retry with MBQI alone may still settle: Z3 stopped on its own, not on the clock.
+_RETRY = frozenset({Status.GAVE_UP, Status.RESOURCE_OUT})
+#: Part of `version()`, so cached verdicts of the strategy without the retry are not reused.
+STRATEGY = "mbqi-retry"
+
 _RLIMIT_KEY = "rlimit count"
 _UINT_MAX = 2**32 - 1
 _TRACK = "axiom!"  # tracking literals' prefix: `!` cannot occur in a source name
@@ -89,8 +107,8 @@ class Z3Prover:
     name = "z3"
 
     def version(self) -> str:
-        """Z3's full version string, e.g. "5.4.0.0"."""
-        return str(z3.get_full_version())
+        """Z3's full version string and this backend's strategy, e.g. "4.13.0.0 mbqi-retry"."""
+        return f"{z3.get_full_version()} {STRATEGY}"
 
     def available(self) -> bool:
         """Always True: importing this module already required z3."""
@@ -148,12 +166,8 @@ class Z3Prover:
         try:
             translator = Z3Translator()
             solver = _solver(translator, timeout_ms, rlimit, minimise_cores=cores)
-            for i, axiom in enumerate(axioms):
-                if cores:  # a tracked axiom can be named in an unsat core: the proof's premises
-                    track = z3.Bool(f"{_TRACK}{i}", translator.ctx)
-                    solver.assert_and_track(translator.translate(axiom), track)
-                else:
-                    solver.add(translator.translate(axiom))
+            asserted = [translator.translate(axiom) for axiom in axioms]
+            _assert(solver, asserted, cores=cores)
             # Translate every goal before the first check, so a bad node fails before any work.
             goals = [None if c is None else translator.translate(c) for c in conjectures]
         except z3.Z3Exception as exc:
@@ -184,6 +198,9 @@ class Z3Prover:
                 # Always leave the base level as it was, or one question leaks into the next.
                 if pushed:
                     solver.pop()
+            left = timeout_ms - round((time.perf_counter() - start) * 1000)
+            if outcome.status in _RETRY and left > 0:
+                outcome = _retry(translator, asserted, goal, outcome, left, rlimit, cores, models)
             now = time.perf_counter()
             verdicts.append(self._verdict(outcome, now - start, version))
             start = now
@@ -275,6 +292,7 @@ class _Watchdog:
         self.ctx = ctx
         self.seconds = seconds
         self.fired = False
+        self.stopped = False  # interrupted because the run is (`_Timers.stop_all`)
 
     def __enter__(self) -> None:
         _TIMERS.arm(self, time.monotonic() + self.seconds)
@@ -315,6 +333,14 @@ class _Timers:
         with self._cond:
             self._armed.pop(id(dog), None)
 
+    def stop_all(self) -> None:
+        """Interrupt every running check now: the run was interrupted (`refinery.lifeline`)."""
+        with self._cond:
+            for dog in [dog for _, dog in self._armed.values()]:
+                dog.stopped = True
+                dog.ctx.interrupt()
+            self._armed.clear()
+
     def _serve(self) -> None:
         with self._cond:
             while True:
@@ -336,6 +362,7 @@ class _Timers:
 
 _TIMERS = _Timers()
 os.register_at_fork(after_in_child=_TIMERS.reset)
+lifeline.on_interrupt.append(_TIMERS.stop_all)
 
 
 def _limits(budget: Budget) -> tuple[int, int | None]:
@@ -355,12 +382,53 @@ def _solver(
     translator: Z3Translator, timeout_ms: int, rlimit: int | None, *, minimise_cores: bool = True
 ) -> z3.Solver:
     solver = z3.Solver(ctx=translator.ctx)
+    # Z3 would take Ctrl-C for itself and answer "canceled", a timeout to us: the run's own
+    # handler must see it (and `_TIMERS.stop_all` interrupts the check at once)
+    solver.set("ctrl_c", False)
     solver.set("timeout", timeout_ms)
     if rlimit is not None:
         solver.set("rlimit", rlimit)
     if minimise_cores:  # a core a person reads: no premise it can do without
         solver.set("core.minimize", True)
     return solver
+
+
+def _assert(solver: z3.Solver, axioms: Sequence[z3.BoolRef], *, cores: bool) -> None:
+    """Assert `axioms`; with `cores`, each under its tracking literal (an unsat core then names
+    the proof's premises)."""
+    for i, axiom in enumerate(axioms):
+        if cores:
+            solver.assert_and_track(axiom, z3.Bool(f"{_TRACK}{i}", axiom.ctx))
+        else:
+            solver.add(axiom)
+
+
+def _retry(
+    translator: Z3Translator,
+    axioms: Sequence[z3.BoolRef],
+    goal: z3.BoolRef | None,
+    first: _Outcome,
+    timeout_ms: int,
+    rlimit: int | None,
+    cores: bool,
+    models: bool,
+) -> _Outcome:
+    """Ask a question `first` left open again on a fresh solver with MBQI alone (no E-matching),
+    within `timeout_ms`; the first answer stands unless this one is definitive."""
+    try:
+        solver = _solver(translator, timeout_ms, rlimit, minimise_cores=cores)
+        solver.set("smt.ematching", False)
+        _assert(solver, axioms, cores=cores)
+        if goal is not None:
+            solver.add(z3.Not(goal))
+        second = _run(
+            solver, timeout_ms, rlimit, conjecture=goal is not None, cores=cores, models=models
+        )
+    except z3.Z3Exception:
+        return first
+    if not second.status.is_definitive:
+        return first
+    return dataclasses.replace(second, raw=f"{second.raw} (MBQI alone, after {first.raw})")
 
 
 def _at_most(translator: Z3Translator, size: int) -> tuple[list[z3.ExprRef], z3.BoolRef]:
@@ -490,6 +558,8 @@ def _run(
     before = _rlimit_count(solver)
     with watchdog:
         result = solver.check()
+    if watchdog.stopped:  # whatever Z3 says now is no answer: nothing may record it
+        raise KeyboardInterrupt("Z3 interrupted")
     if result == z3.unsat:
         core = _core(solver) if cores else None
         return _Outcome(Status.THEOREM if conjecture else Status.UNSATISFIABLE, "unsat", core=core)

@@ -49,7 +49,7 @@ MANIFEST = "publish.json"
 PUSH_RECORD = ".pushed.json"  # local only: dot files are never part of a release
 FORMAT = 2  # 2: typed labels and lists, the clean config
 REPORT_FILES = ("report.md", "report.html", "confusion.png", "error_classes.png", "audit.jsonl")
-_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def default_out(repo_id: str) -> Path:
 
 def check_repo_id(repo_id: str) -> str:
     """`repo_id` if it has the Hub's ``OWNER/NAME`` form; otherwise `ConfigError`."""
-    if not _REPO_ID.match(repo_id) or ".." in repo_id:
+    if not _REPO_ID.fullmatch(repo_id) or ".." in repo_id:
         raise ConfigError(f"--repo-id must look like OWNER/NAME, got {repo_id!r}")
     return repo_id
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import os
 import re
 import sys
@@ -40,7 +41,7 @@ from typing import NamedTuple
 
 from filelock import FileLock, Timeout
 
-from refinery.errors import RefineryError
+from refinery.errors import DataError, RefineryError
 from refinery.labels import Label
 from refinery.outcomes import Outcome
 from refinery.outputs import atomic_write
@@ -569,8 +570,12 @@ def read_queue(path: str | os.PathLike[str]) -> list[dict[str, str]]:
 
     Raises
     ------
-    ValueError
-        The file has no ``id`` column.
+    DataError
+        (a `ValueError`) naming the file, and the line where it applies, when the file is not a
+        queue as saved: not UTF-8 (UTF-16, or a legacy code page such as Windows-1252, which has
+        already lost ∀∃¬, so it is refused rather than guessed), a separator other than ``,``, no
+        ``id`` column, an unterminated quote, or a row with more cells than the header or
+        fewer while reaching the decision columns (its cells would be shifted).
     """
     return [entry.cells for entry in read_queue_lines(path)]
 
@@ -592,23 +597,37 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
     # Process-wide, and only ever raised: a cell over csv's 128 KiB default must not lock a queue.
     csv.field_size_limit(max(csv.field_size_limit(), _FIELD_LIMIT))
     records: list[tuple[int, list[str]]] = []
-    with Path(path).open(encoding="utf-8-sig", newline="") as f:
-        reader = csv.reader(f)
-        start = 1
+    text = _queue_text(Path(path))
+    # strict: an unterminated quote is an error, not a cell that swallows the rest of the file
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    start = 1
+    try:
         for record in reader:
             records.append((start, record))
             start = reader.line_num + 1
+    except csv.Error as exc:
+        raise DataError(f"{path}:{start}: {_csv_problem(exc)}") from None
     if not records:
         return []
     # A second BOM or padding can survive some editors' re-saves; column names are ours anyway.
     header = [h.replace("\ufeff", "").strip() for h in records[0][1]]
     if "id" not in header:
-        raise ValueError(f"{path}: no 'id' column in header {header}")
+        _refuse_separator(path, records[0][1])
+        raise DataError(f"{path}: no 'id' column in header {header}")
     where = {name: i for i, name in enumerate(header) if name in COLUMNS}
+    # A row with a cell inserted, or one cut short that still reaches the decision columns, has
+    # its cells shifted into other columns: refused. One that stops before them reads as
+    # undecided (hand-made files); a shifted tool cell there fails `row_hash` anyway.
+    decisions_from = min((where[c] for c in DECISION_COLUMNS if c in where), default=len(header))
     rows = []
     for number, (line, record) in enumerate(records[1:], start=2):
         if not any(cell.strip() for cell in record):
             continue
+        if len(record) > len(header) or (len(header) > len(record) > decisions_from):
+            raise DataError(
+                f"{path}:{line}: row {number} has {len(record)} cells, the header has "
+                f"{len(header)} (a cell inserted, or the row cut short)"
+            )
         row = {}
         for column in COLUMNS:
             i = where.get(column)
@@ -623,6 +642,40 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
                 row[column] = f"{value:.2f}"
         rows.append(QueueLine(number, line, row))
     return rows
+
+
+def _queue_text(path: Path) -> str:
+    """The queue file's text: UTF-8, with or without a BOM; anything else refused, saying so."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
+        raise DataError(
+            f"{path.name} is UTF-16 (a spreadsheet's 'Unicode text'); save it as CSV UTF-8"
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError(
+            f"{path.name} is not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}: a legacy "
+            "code page such as Windows-1252, which cannot hold ∀∃¬); save it as CSV UTF-8"
+        ) from None
+
+
+def _refuse_separator(path: str | os.PathLike[str], first: Sequence[str]) -> None:
+    """`DataError` when the header only makes sense split at another separator than ``,``."""
+    line = ",".join(first)
+    for separator, name in ((";", "';'"), ("\t", "tabs")):
+        if "id" in (cell.replace("\ufeff", "").strip() for cell in line.split(separator)):
+            raise DataError(f"{Path(path).name} uses {name} as separator; save it with ','")
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    if str(exc) == "unexpected end of data":
+        return "unterminated quote: a quoted cell starting in this row never ends"
+    return f"unreadable CSV: {exc}"
 
 
 def write_rows(path: str | os.PathLike[str], rows: Iterable[Mapping[str, object]]) -> Path:

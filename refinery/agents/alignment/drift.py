@@ -24,6 +24,11 @@ class Drift:
     second: str
 
 
+#: Pairs grow with the square of the names: past this many (a FOLIO story has a few dozen) the
+#: search is skipped rather than costing a minute per item on a generated or corrupted story.
+MAX_NAMES = 500
+
+
 def near_duplicates(
     names: Iterable[tuple[str, str, int]], sentence_words: Iterable[str] = ()
 ) -> list[Drift]:
@@ -37,6 +42,8 @@ def near_duplicates(
     """
     words = list(sentence_words)
     unique = sorted(set(names))
+    if len(unique) > MAX_NAMES:
+        return []
     out = []
     for i, (kind, a, arity) in enumerate(unique):
         for kind_b, b, arity_b in unique[i + 1 :]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from refinery.agents.alignment.drift import edit_distance
+from refinery.agents.alignment.drift import MAX_NAMES, edit_distance
 from refinery.agents.models import ErrorClass, Findings, Where
 from refinery.agents.repairs.edits import (
     MAX_CANDIDATES,
@@ -195,6 +195,8 @@ def propose(findings: Findings) -> list[Candidate]:
     # (strength, kind, arity, minority, target): one rewrite per losing spelling
     rewrites: list[tuple[tuple[float, float], NameKind, int, str, str]] = []
     for (kind, arity), names in sorted(formulas.items()):
+        if len(names) > MAX_NAMES:
+            continue  # pairs grow with the square of the names (see `MAX_NAMES`)
         counted = occurrences[(kind, arity)]
         beats = _preference(words, kind, names, counted)
         for m in sorted(names):

@@ -30,7 +30,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 from jinja2 import Environment, PackageLoader
 from pydantic import BaseModel, Field
 
-from refinery.errors import RefineryError
+from refinery.errors import DataError, RefineryError
 from refinery.review.feedback import FeedbackEngine
 from refinery.review.queue import read_queue
 from refinery.review.record import read_conflicts
@@ -124,6 +124,7 @@ def create_app(
         return JSONResponse({"status": "refused", "problems": [str(error)]}, status_code=503)
 
     @app.exception_handler(ValueError)
+    @app.exception_handler(DataError)  # a RefineryError too, but about the file, not a lock
     async def unreadable(request: Request, error: ValueError) -> PlainTextResponse:
         # e.g. a spreadsheet saved the queue without its id column: say so, write nothing
         return PlainTextResponse(f"the queue cannot be read: {error}", status_code=500)
