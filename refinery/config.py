@@ -10,6 +10,11 @@ import os
 from pathlib import Path
 
 DEFAULT_BUDGET_SECONDS = 5.0
+#: The most seconds a prover question (`--budget`) or one item's repair (`--repair-seconds`) may
+#: take: past an hour nothing is worth waiting for in a batch, and a typo (1e12) would look like
+#: a hang.
+MAX_SECONDS = 3600.0
+DEFAULT_REPAIR_SECONDS = 60.0
 DEFAULT_RLIMIT = (
     5_000_000  # Z3 resource units per question: deterministic; binds before the timer on FOLIO
 )

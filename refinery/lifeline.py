@@ -19,7 +19,6 @@ from __future__ import annotations
 import _thread
 import contextlib
 import ctypes
-import ctypes.util
 import logging
 import os
 import signal
@@ -64,7 +63,7 @@ def die_with_parent(sig: int = signal.SIGTERM) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # this process's own symbols: libc's prctl
         if libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
             return False
     except (OSError, AttributeError):

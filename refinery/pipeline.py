@@ -67,14 +67,18 @@ class RefineSettings(BaseModel):
     max_rounds: int = Field(default=3, ge=1, le=10)
     llm_rounds: int = Field(default=1, ge=0, le=10)
     # wall-clock seconds one item's repair may take; past it the item goes to review
-    repair_seconds: float = Field(default=60.0, gt=0, le=3600)
+    repair_seconds: float = Field(
+        default=config.DEFAULT_REPAIR_SECONDS, gt=0, le=config.MAX_SECONDS
+    )
     provers: tuple[str, ...] = ("z3", "eprover")
     workers: int = Field(default_factory=config.default_workers, ge=1)
     # local | dask | dask://HOST:PORT | ray | ray://HOST:PORT (refinery.parallel.parse_task_runner)
     task_runner: Annotated[str, AfterValidator(check_task_runner)] = "local"
     # LLM requests at once across every worker (a Prefect global concurrency limit on clusters)
     llm_concurrency: int | None = Field(default=None, ge=1)
-    budget_seconds: float = Field(default=config.DEFAULT_BUDGET_SECONDS, gt=0)
+    budget_seconds: float = Field(
+        default=config.DEFAULT_BUDGET_SECONDS, gt=0, le=config.MAX_SECONDS
+    )
     rlimit: int = config.DEFAULT_RLIMIT
     state_dir: str = Field(default_factory=lambda: str(config.state_dir()))
     run_id: str = Field(default_factory=new_run_id)

@@ -50,6 +50,7 @@ from refinery.agents.settle import (
 from refinery.check import (
     Checker,
 )
+from refinery.config import DEFAULT_REPAIR_SECONDS
 from refinery.datasets.records import Item
 from refinery.errors import ConfigError
 from refinery.labels import Label
@@ -113,7 +114,7 @@ class RepairConfig:
     llm_rounds: int = 1
     llm: LLMEndpoint | None = None
     #: wall-clock seconds the loop may spend on one item before it stops where it stands
-    item_seconds: float = 60.0
+    item_seconds: float = DEFAULT_REPAIR_SECONDS
 
     def __post_init__(self) -> None:
         check_agents(self.agents)

@@ -18,6 +18,7 @@ other items of the split are counted apart, never scored.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from refinery.datasets.records import read_text_file
 from refinery.errors import ConfigError, DataError, RefineryError
 from refinery.labels import GOLD_LABELS, Label, normalize_gold_label
 
@@ -373,12 +375,7 @@ def read_predictions(path: Path) -> Predictions:
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".jsonl", ".ndjson"):
         raise DataError(f"{path}: predictions must be a .csv or .jsonl file")
-    try:
-        records = _csv_records(path) if suffix == ".csv" else _jsonl_records(path)
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except UnicodeDecodeError as err:
-        raise DataError(f"{path}: not UTF-8 text ({err.reason})") from None
+    records = _csv_records(path) if suffix == ".csv" else _jsonl_records(path)
     if not records:
         raise DataError(f"{path}: no predictions")
     present = set().union(*(r for _, r in records))
@@ -410,8 +407,8 @@ def _key_text(value: object) -> str | None:
 
 
 def _csv_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    # utf-8-sig drops the BOM spreadsheet programs write, which would otherwise glue to "id"
-    with path.open(encoding="utf-8-sig", newline="") as f:
+    # the BOM spreadsheet programs write is dropped: it would otherwise glue to "id"
+    with io.StringIO(read_text_file(path, save_as="CSV UTF-8"), newline="") as f:
         reader = csv.reader(f)
         try:
             header = [name.strip() for name in next(reader, [])]
@@ -436,7 +433,7 @@ def _csv_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def _jsonl_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     records = []
-    with path.open(encoding="utf-8-sig") as f:
+    with io.StringIO(read_text_file(path)) as f:
         for number, line in enumerate(f, start=1):
             if not line.strip():
                 continue

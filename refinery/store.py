@@ -33,7 +33,7 @@ class CacheWriteWarning(UserWarning):
 
 
 # What a failed cache write raises: SQLite's own errors (full, locked, read-only) and the OS's.
-_WRITE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
+_WRITE_ERRORS = (sqlite3.DatabaseError, OSError)  # OperationalError (full, locked) is one
 
 
 class JsonStore:

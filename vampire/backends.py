@@ -303,26 +303,21 @@ def _probe(path: str, stamp: int, arguments: tuple[str, ...]) -> str:
     """Why `path` is no working prover ("" when it proves `PROBE_PROBLEM`); `stamp` (the
     binary's mtime) keys the cache, so a binary replaced while the process runs is probed again."""
     del stamp
-    try:
-        done = subprocess.run(
-            [path, *arguments],
-            input=PROBE_PROBLEM.encode(),
-            capture_output=True,
-            timeout=_PROBE_SECONDS + GRACE_SECONDS,
-            check=False,
+    try:  # the runner every question uses: its own process group, killed whole at the cap
+        run = run_on_stdin(
+            [path, *arguments], PROBE_PROBLEM, timeout=_PROBE_SECONDS + GRACE_SECONDS
         )
-    except subprocess.TimeoutExpired:
-        return f"did not answer a trivial problem within {_PROBE_SECONDS + GRACE_SECONDS:g}s"
     except OSError as exc:
         return f"cannot be run: {exc}"
-    out = done.stdout.decode("utf-8", errors="replace")
-    if parse_szs(out).status is Status.THEOREM:
+    if parse_szs(run.stdout).status is Status.THEOREM:
         return ""
-    said = " ".join((out + " " + done.stderr.decode("utf-8", errors="replace")).split())
+    if run.timed_out:
+        return f"did not answer a trivial problem within {_PROBE_SECONDS + GRACE_SECONDS:g}s"
+    said = " ".join(f"{run.stdout} {run.stderr}".split())
     said = said[:200] + ("…" if len(said) > 200 else "")
     return (
         f"is not a working prover: asked to prove {PROBE_PROBLEM.strip()!r} it exited "
-        f"{done.returncode} without 'SZS status Theorem'; output: {said or '(none)'}"
+        f"{run.returncode} without 'SZS status Theorem'; output: {said or '(none)'}"
     )
 
 

@@ -9,10 +9,6 @@ from typing import Any
 
 from refinery import config
 
-#: The most seconds `--budget` allows per prover question: past an hour a question is not worth
-#: asking in a batch, and a typo (1e12) would otherwise look like a hang.
-MAX_BUDGET_SECONDS = 3600.0
-
 
 def add_prover_options(parser: argparse.ArgumentParser, *, workers: bool = True) -> None:
     """--provers and --budget, and --workers unless the command proves in its own process."""
@@ -23,9 +19,9 @@ def add_prover_options(parser: argparse.ArgumentParser, *, workers: bool = True)
     )
     parser.add_argument(
         "--budget",
-        type=budget_seconds,
+        type=seconds,
         default=config.DEFAULT_BUDGET_SECONDS,
-        help=f"seconds per prover question, more than 0 and at most {MAX_BUDGET_SECONDS:g} "
+        help=f"seconds per prover question, more than 0 and at most {config.MAX_SECONDS:g} "
         "(default %(default)s)",
     )
     if workers:
@@ -46,12 +42,12 @@ def add_prover_options(parser: argparse.ArgumentParser, *, workers: bool = True)
         )
 
 
-def budget_seconds(text: str) -> float:
-    """`--budget`'s value: a finite number of seconds in (0, `MAX_BUDGET_SECONDS`].
+def seconds(text: str) -> float:
+    """A time option's value (`--budget`, `--repair-seconds`): a number in (0, `MAX_SECONDS`].
 
-    >>> budget_seconds("2.5")
+    >>> seconds("2.5")
     2.5
-    >>> budget_seconds("1e12")
+    >>> seconds("1e12")
     Traceback (most recent call last):
     ...
     argparse.ArgumentTypeError: '1e12' is not a number of seconds in (0, 3600]
@@ -60,9 +56,9 @@ def budget_seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and 0 < value <= MAX_BUDGET_SECONDS):
+    if not (math.isfinite(value) and 0 < value <= config.MAX_SECONDS):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number of seconds in (0, {MAX_BUDGET_SECONDS:g}]"
+            f"{text!r} is not a number of seconds in (0, {config.MAX_SECONDS:g}]"
         )
     return value
 
@@ -103,10 +99,10 @@ def add_refine_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--repair-seconds",
-        type=float,
-        default=60.0,
+        type=seconds,
+        default=config.DEFAULT_REPAIR_SECONDS,
         help="wall-clock seconds one item's repair may take; past it the item goes to review "
-        "with reason repair_budget (default %(default)s, at most 3600)",
+        f"with reason repair_budget (default %(default)s, at most {config.MAX_SECONDS:g})",
     )
     parser.add_argument(
         "--llm-rounds",

@@ -37,6 +37,7 @@ from refinery.datasets.records import (
     LoadResult,
     empty_text_reason,
     no_items_reason,
+    read_text_file,
     split_lines,
     story_id_from_premises,
 )
@@ -193,7 +194,7 @@ def load_fol_lines(path: str | Path) -> list[tuple[int, str]]:
     suffix = path.suffix.lower()
     if suffix == ".txt":
         pairs = []
-        for number, line in enumerate(_read_text(path).split("\n"), 1):
+        for number, line in enumerate(read_text_file(path).split("\n"), 1):
             formula = line.strip()
             if formula and not formula.startswith("#"):
                 pairs.append((number, formula))
@@ -223,22 +224,12 @@ def _read_rows(path: Path) -> _Rows:
     if suffix == ".json":
         return enumerate(_read_json_list(path), 1)
     if suffix == ".csv":
-        return _csv_rows(_read_text(path), path)
+        return _csv_rows(read_text_file(path), path)
     raise DataError(f"{path}: unsupported file type {suffix!r}; expected .jsonl, .json or .csv")
 
 
-def _read_text(path: Path) -> str:
-    try:
-        # utf-8-sig: CSVs saved by spreadsheets start with a byte-order mark.
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as exc:
-        raise DataError(f"{path}: no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot read: {exc}") from exc
-
-
 def _read_nonempty(path: Path) -> str:
-    text = _read_text(path)
+    text = read_text_file(path)
     reason = empty_text_reason(text)
     if reason:
         raise DataError(f"{path}: {reason}")

@@ -67,6 +67,7 @@ from refinery.datasets.records import (
     LoadResult,
     empty_text_reason,
     no_items_reason,
+    read_text_file,
 )
 from refinery.errors import DataError, RefineryError
 from refinery.labels import Label, normalize_gold_label
@@ -440,12 +441,7 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
     """
     path = Path(source)
     _refuse_closed_world(str(path), where=str(path))
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as exc:
-        raise DataError(f"{path}: no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot read: {exc}") from exc
+    text = read_text_file(path)
     if empty := empty_text_reason(text):
         raise DataError(f"{path}: {empty}")
     dataset = dataset or DATASET

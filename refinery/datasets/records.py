@@ -23,7 +23,9 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from refinery.errors import DataError
 from refinery.labels import Label
 
 
@@ -140,6 +142,32 @@ class LoadResult:
     errors: tuple[LoadError, ...]
     dataset: str
     split: str
+
+
+def read_text_file(path: Path, *, save_as: str = "UTF-8") -> str:
+    """A user's text file (a dataset, a review queue, predictions): UTF-8, with or without the
+    byte-order mark spreadsheets write; anything else is a `DataError` saying what was found
+    and how to save it instead (`save_as`). A legacy code page is refused, not guessed: it has
+    already lost ∀∃¬.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
+        raise DataError(
+            f"{path}: cannot read: UTF-16 (a spreadsheet's 'Unicode text'); save it as {save_as}"
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError(
+            f"{path}: cannot read: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}: a "
+            f"legacy code page such as Windows-1252, which cannot hold ∀∃¬); save it as {save_as}"
+        ) from None
 
 
 def empty_text_reason(text: str) -> str:

@@ -133,44 +133,48 @@ def apply_review(
             }
         )
     out = run.path.parent / new_id
-    # Built in a hidden folder and renamed at the end: a failure leaves no half-written version.
-    staging = run.path.parent / f".{new_id}.tmp"
-    shutil.rmtree(staging, ignore_errors=True)
-    outcomes = [outcomes_by_id[o.id] for o in run.outcomes]
-    refined = [dict(rows_by_id[o.id], run_id=new_id) for o in outcomes]
-    write_refined(staging, refined, outcomes)
-    runs.write_outcomes(staging, outcomes)
-    meta = {
-        **run.meta,
-        "run_id": new_id,
-        "kind": "review",
-        "parent": run.run_id,
-        "created_at": stamp,
-        "counts": outcome_counts(outcomes),
-        "review": {
-            "queue": str(queue),
-            "decisions": decisions,
-            "reviewers": sorted({r["reviewer"] for r in review_log if r["reviewer"]}),
-            "applied": [r["id"] for r in review_log],
-        },
-    }
-    runs.write_meta(staging, meta)
-    report_meta = {
-        **run.meta.get("report_meta", {}),
-        "run_id": new_id,
-        "review_of": run.run_id,
-        "review_queue": str(queue),
-    }
-    write_report(
-        staging,
-        outcomes=outcomes,
-        edits=edit_rows(outcomes),
-        validations=run.meta.get("validations", {}),
-        meta=report_meta,
-        review=review_log,
-        history=run_history(staging, before=new_id),
-    )
-    staging.rename(out)
+    # built aside and renamed into place like a Refine run: a failure leaves no version
+    staging = runs.claim(out)
+    try:
+        outcomes = [outcomes_by_id[o.id] for o in run.outcomes]
+        refined = [dict(rows_by_id[o.id], run_id=new_id) for o in outcomes]
+        write_refined(staging, refined, outcomes)
+        runs.write_outcomes(staging, outcomes)
+        meta = {
+            **run.meta,
+            "run_id": new_id,
+            "kind": "review",
+            "parent": run.run_id,
+            "created_at": stamp,
+            "counts": outcome_counts(outcomes),
+            "review": {
+                "queue": str(queue),
+                "decisions": decisions,
+                "reviewers": sorted({r["reviewer"] for r in review_log if r["reviewer"]}),
+                "applied": [r["id"] for r in review_log],
+            },
+        }
+        runs.write_meta(staging, meta)
+        report_meta = {
+            **run.meta.get("report_meta", {}),
+            "run_id": new_id,
+            "review_of": run.run_id,
+            "review_queue": str(queue),
+        }
+        write_report(
+            staging,
+            outcomes=outcomes,
+            edits=edit_rows(outcomes),
+            validations=run.meta.get("validations", {}),
+            meta=report_meta,
+            review=review_log,
+            history=run_history(staging, before=new_id),
+        )
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)  # ours alone (`claim` is exclusive)
+        runs.release(out)
+        raise
+    runs.finish(out)
     return Applied(
         run_dir=out,
         parent=run.run_id,

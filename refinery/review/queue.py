@@ -41,6 +41,7 @@ from typing import NamedTuple
 
 from filelock import FileLock, Timeout
 
+from refinery.datasets.records import read_text_file
 from refinery.errors import DataError, RefineryError
 from refinery.labels import Label
 from refinery.outcomes import Outcome
@@ -597,7 +598,7 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
     # Process-wide, and only ever raised: a cell over csv's 128 KiB default must not lock a queue.
     csv.field_size_limit(max(csv.field_size_limit(), _FIELD_LIMIT))
     records: list[tuple[int, list[str]]] = []
-    text = _queue_text(Path(path))
+    text = read_text_file(Path(path), save_as="CSV UTF-8")
     # strict: an unterminated quote is an error, not a cell that swallows the rest of the file
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     start = 1
@@ -642,26 +643,6 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
                 row[column] = f"{value:.2f}"
         rows.append(QueueLine(number, line, row))
     return rows
-
-
-def _queue_text(path: Path) -> str:
-    """The queue file's text: UTF-8, with or without a BOM; anything else refused, saying so."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
-        raise DataError(
-            f"{path.name} is UTF-16 (a spreadsheet's 'Unicode text'); save it as CSV UTF-8"
-        )
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError(
-            f"{path.name} is not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}: a legacy "
-            "code page such as Windows-1252, which cannot hold ∀∃¬); save it as CSV UTF-8"
-        ) from None
 
 
 def _refuse_separator(path: str | os.PathLike[str], first: Sequence[str]) -> None:

@@ -29,7 +29,8 @@ from refinery.outputs import atomic_write_text
 
 RUN_FILE = "run.json"
 OUTCOMES_FILE = "outcomes.jsonl"
-#: Suffixes of staging folders: a Refine run's (``.<name>.partial``), a review round's (``.tmp``).
+#: Suffixes of staging folders: a run's or review round's (``.<name>.partial``), and ``.tmp``, which
+#: review rounds of earlier versions left.
 STAGING_SUFFIXES = (".partial", ".tmp")
 
 #: Staging folders this process is building now: listing them is no cause for a warning.

@@ -99,17 +99,16 @@ def test_b_utf8_with_bom_reads_and_other_encodings_are_refused_saying_what_to_do
     path.write_bytes(text.encode("utf-16"))
     with pytest.raises(DataError) as utf16:
         read_queue(path)
-    assert (
-        str(utf16.value)
-        == "queue.csv is UTF-16 (a spreadsheet's 'Unicode text'); save it as CSV UTF-8"
+    assert str(utf16.value) == (
+        f"{path}: cannot read: UTF-16 (a spreadsheet's 'Unicode text'); save it as CSV UTF-8"
     )
 
     path.write_bytes(text.replace("ok", "“ok”").encode("cp1252"))
     with pytest.raises(DataError) as legacy:
         read_queue(path)
     assert str(legacy.value) == (
-        "queue.csv is not UTF-8 (byte 0x93 on line 2: a legacy code page such as Windows-1252, "
-        "which cannot hold ∀∃¬); save it as CSV UTF-8"
+        f"{path}: cannot read: not UTF-8 (byte 0x93 on line 2: a legacy code page such as "
+        "Windows-1252, which cannot hold ∀∃¬); save it as CSV UTF-8"
     )
 
     for separator, name in ((";", "';'"), ("\t", "tabs")):
