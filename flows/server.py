@@ -7,7 +7,8 @@ the run leaves it running for good. `temporary_api` starts the same application 
 `create_app` under uvicorn, as Prefect's own temporary server does) in its own process group,
 asks the kernel to stop it when the run's process dies, and stops it when the run ends.
 
-Starting it costs no Prefect import here: the server boots while the caller imports the flow.
+A server that Prefect's settings already name (`PREFECT_API_URL` in the environment or the active
+profile, a test harness) is used as it is: nothing is started then.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 from refinery import lifeline
 from refinery.errors import ConfigError
 
+_DRAIN_SECONDS = 10.0  # for Prefect's log and event workers before the server stops
 _START_ATTEMPTS = 3  # a port taken between our probe and uvicorn's bind: try another
 
 
@@ -73,7 +75,7 @@ class TemporaryServer:
             process_group=0,  # a terminal's Ctrl-C is for the run, which then stops us
             preexec_fn=_die_with_parent,  # once per run: the cost of a full fork is nothing here
         )
-        os.environ["PREFECT_API_URL"] = self.api_url  # for a Prefect imported from here on
+        os.environ["PREFECT_API_URL"] = self.api_url  # for the processes the run starts
 
     def ready(self, timeout: float) -> None:
         """Wait until the API answers its health check; `ConfigError` if it never does."""
@@ -140,33 +142,30 @@ def _healthy(api_url: str) -> bool:
 
 
 @contextmanager
-def temporary_api() -> Iterator[TemporaryServer | None]:
-    """A started `TemporaryServer` named in `PREFECT_API_URL` for the block, then stopped.
-
-    Yields None (and starts nothing) when `PREFECT_API_URL` already names a server. The caller
-    enters `api_settings(server)` once it has imported Prefect, before the flow runs.
+def temporary_api() -> Iterator[None]:
+    """Prefect pointed at a server for the block: the one its settings name (`PREFECT_API_URL`
+    in the environment or a profile, a test harness), else a `TemporaryServer` started here,
+    named in `PREFECT_API_URL` for the block (so worker processes inherit it) and stopped after.
     """
-    if os.environ.get("PREFECT_API_URL"):
-        yield None
+    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+
+    if get_current_settings().api.url:
+        yield
         return
     server = TemporaryServer()
     server.start()
     try:
-        yield server
+        timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120"))
+        server.ready(timeout)
+        with temporary_settings({PREFECT_API_URL: server.api_url}):
+            yield
+            # Prefect sends logs and events from background workers: let them finish while the
+            # server answers, or they go on retrying against a stopped one (a hang at exit)
+            from prefect.events.worker import EventsWorker
+            from prefect.logging.handlers import APILogWorker
+
+            APILogWorker.drain_all(timeout=_DRAIN_SECONDS)
+            EventsWorker.drain_all(timeout=_DRAIN_SECONDS)
     finally:
         os.environ.pop("PREFECT_API_URL", None)
         server.stop()
-
-
-@contextmanager
-def api_settings(server: TemporaryServer | None) -> Iterator[None]:
-    """Wait for `server`, then point Prefect's settings at it (they may predate the server)."""
-    if server is None:
-        yield
-        return
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120"))
-    server.ready(timeout)
-    with temporary_settings({PREFECT_API_URL: server.api_url}):
-        yield

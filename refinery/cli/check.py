@@ -173,22 +173,20 @@ def _check_on_cluster(
 ) -> list[dict[str, Any]]:
     """The check flow with story batches on the cluster `--task-runner` names (via Prefect)."""
     config.prefect_environment()
-    from flows.server import api_settings, temporary_api
+    from flows.check import check_flow
+    from flows.server import temporary_api
 
-    with temporary_api() as server:  # a server that ends with the run (see flows.server)
-        from flows.check import check_flow
-
-        with api_settings(server):
-            rows: list[dict[str, Any]] = check_flow(
-                sources=list(args.sources),
-                provers=names,
-                budget_seconds=args.budget,
-                rlimit=args.rlimit or None,
-                workers=args.workers,
-                cache=str(cache) if cache else None,
-                task_runner=args.task_runner,
-                evidence=not args.no_evidence,
-            )
+    with temporary_api():  # a server that ends with the run, unless Prefect names one
+        rows: list[dict[str, Any]] = check_flow(
+            sources=list(args.sources),
+            provers=names,
+            budget_seconds=args.budget,
+            rlimit=args.rlimit or None,
+            workers=args.workers,
+            cache=str(cache) if cache else None,
+            task_runner=args.task_runner,
+            evidence=not args.no_evidence,
+        )
     return rows
 
 

@@ -90,18 +90,16 @@ def _here(settings: Any, console: Any, quiet: bool) -> tuple[dict[str, Any], str
 
 def _flow(settings: Any, console: Any, quiet: bool) -> tuple[dict[str, Any], str | None]:
     config.prefect_environment()
-    from flows.server import api_settings, temporary_api
+    from flows.refine import refine_flow
+    from flows.server import temporary_api
+    from refinery.progress import listening, terminal
 
-    with temporary_api() as server:  # it boots while the flow's imports load
-        from flows.refine import refine_flow
-        from refinery.progress import listening, terminal
-
-        with (
-            api_settings(server),
-            terminal(console, enabled=not quiet) as stage,
-            listening(stage),
-        ):
-            state = refine_flow(settings, return_state=True)
+    with (
+        temporary_api(),  # a server that ends with the run, unless Prefect names one
+        terminal(console, enabled=not quiet) as stage,
+        listening(stage),
+    ):
+        state = refine_flow(settings, return_state=True)
     summary = state.result(raise_on_failure=False)
     if isinstance(summary, BaseException):
         raise summary  # a crash, not a verdict on the data: let it show
