@@ -11,8 +11,11 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import click
 import pytest
 from commands import run
 
@@ -74,7 +77,7 @@ def test_the_llm_critic_is_opt_in_and_never_silently_the_embedded_model(tmp_path
         "model)"
     ]
     helptext = run("refine", "--help", cwd=tmp_path).stdout
-    assert "(default rules)" in " ".join(helptext.split())
+    assert "default: rules]" in " ".join(helptext.split())
     assert "demonstration of the wiring, not a useful critic" in " ".join(helptext.split())
 
 
@@ -159,33 +162,61 @@ def test_no_prefect_refuses_a_cluster(tmp_path: Path) -> None:
     )
 
 
+def _values(*argv: str) -> dict[str, Any]:
+    """What `refinery ARGV` would hand its command, parsed but not run."""
+    from refinery.cli import cli
+
+    context = cli.make_context("refinery", list(argv[:1]))
+    command = cli.get_command(context, argv[0])
+    assert command is not None
+    return command.make_context(argv[0], list(argv[1:]), parent=context).params
+
+
+def _commands(group: Any) -> Iterator[tuple[str, Any]]:
+    for name, command in group.commands.items():
+        yield name, command
+        if hasattr(command, "commands"):
+            yield from ((f"{name} {sub}", c) for sub, c in _commands(command))
+
+
 def test_every_long_option_reads_its_environment_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from refinery.cli import parser
+    from refinery.cli import cli
 
     monkeypatch.setenv("REFINERY_WORKERS", "3")
     monkeypatch.setenv("REFINERY_NO_EVIDENCE", "yes")
     monkeypatch.setenv("REFINERY_FAIL_ON", "parse_error")
-    args = parser().parse_args(["check", "x.jsonl"])
-    assert (args.workers, args.no_evidence, args.fail_on) == (3, True, "parse_error")
-    args = parser().parse_args(["check", "x.jsonl", "--workers", "1"])
-    assert args.workers == 1  # the command line wins
+    values = _values("check", "x.jsonl")
+    assert (values["workers"], values["no_evidence"], values["fail_on"]) == (3, True, "parse_error")
+    assert _values("check", "x.jsonl", "--workers", "1")["workers"] == 1  # the command line wins
     monkeypatch.setenv("REFINERY_NO_EVIDENCE", "0")
-    assert parser().parse_args(["check", "x.jsonl"]).no_evidence is False
-    # nested subcommands too, and every option's help names its variable
+    assert _values("check", "x.jsonl")["no_evidence"] is False
     monkeypatch.setenv("REFINERY_AGENTS", "rules,llm")
-    assert parser().parse_args(["refine", "x.jsonl"]).agents == "rules,llm"
-    helptext = " ".join(parser().format_help().split())
-    sub = [a for a in parser()._actions if a.dest == "command"][0]
-    for name, command in sub.choices.items():  # type: ignore[attr-defined]
-        for action in command._actions:
-            if any(o.startswith("--") for o in action.option_strings) and action.dest != "help":
-                assert "[env REFINERY_" in (action.help or ""), (name, action.dest)
-    assert helptext
+    assert _values("refine", "x.jsonl")["agents"] == "rules,llm"
+    monkeypatch.setenv("REFINERY_QUEUE", "q.csv")  # nested subcommands too
+    review = cli.commands["review"]
+    status = review.commands["status"]  # type: ignore[attr-defined]
+    assert status.make_context("status", []).params["queue"] == Path("q.csv")
+    # every option of every command has help text and names its variable there
+    checked = 0
+    for name, command in _commands(cli):
+        for param in command.params:
+            if param.param_type_name != "option" or name == "" or "--version" in param.opts:
+                continue
+            long = next(o for o in param.opts if o.startswith("--"))
+            expected = "REFINERY_" + long[2:].replace("-", "_").upper()
+            assert param.help and param.envvar == expected, (name, long)
+            record = param.get_help_record(click.Context(command))
+            assert record is not None and expected in record[1], (name, long)
+            checked += 1
+    assert checked > 60
 
 
 def test_a_bad_environment_value_fails_like_a_bad_option(tmp_path: Path) -> None:
     proc = run("check", str(SAMPLE), cwd=tmp_path, env={"REFINERY_WORKERS": "many"})
     assert proc.returncode == 2
-    assert "argument --workers: invalid int value: 'many'" in proc.stderr
+    assert proc.stderr.splitlines() == [
+        "refinery check: error: Invalid value for '--workers' (env var: 'REFINERY_WORKERS'): "
+        "'many' is not a valid integer."
+    ]

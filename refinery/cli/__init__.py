@@ -1,44 +1,30 @@
-"""The `refinery` command line: one module per subcommand, registered from one table.
+"""The `refinery` command line (click): one module per subcommand, gathered in one group.
 
 This package is the composition root: the one place that wires the core (`refinery`) to the
-prover backends (`vampire`) and to the flows. Each subcommand module has `register(subparsers)`,
-which adds its parser and sets `handler` (a function of the parsed arguments returning the exit
-code). Modules import only argparse and light core modules at load time; the heavy work is
-imported inside the handler, so `refinery --help` and the plain commands start fast, and none
-but `refine` and `schedule` imports Prefect.
+prover backends (`vampire`) and to the flows. Each subcommand module has `command` (a
+`click.Command` whose handler takes the values as one `Args` and returns the exit code) and
+imports only click and light core modules at load time; the heavy work is imported inside the
+handler, so `refinery --help` and the plain commands start fast, and none but `refine` and
+`schedule` imports Prefect.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
 from collections.abc import Sequence
 
+import click
+
 from refinery import lifeline
 from refinery.cli import check, lint, publish, refine, rescore, review, schedule
-from refinery.cli.options import env_defaults
+from refinery.cli.options import Group
 from refinery.errors import RefineryError
 
-#: Every subcommand, in the order `refinery --help` lists them.
-COMMANDS = (check, lint, refine, review, publish, rescore, schedule)
-
-
-def parser() -> argparse.ArgumentParser:
-    """The `refinery` argument parser with every subcommand registered."""
-    top = argparse.ArgumentParser(
-        prog="refinery",
-        description="Find and fix errors in first-order-logic reasoning benchmarks.",
-        epilog="Exit codes: 0 done; 1 the data fails a gate you asked for (check --fail-on, "
-        "refine --fail-on-new-conflicts); 2 bad input or usage (one line on stderr).",
-    )
-    top.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = top.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
-        command.register(sub)
-    env_defaults(top, os.environ)
-    return top
+#: The environment variable a shell's completion script sets when it asks for completions.
+COMPLETE_VAR = "_REFINERY_COMPLETE"
+SHELLS = ("bash", "zsh", "fish")
 
 
 def _version() -> str:
@@ -50,20 +36,81 @@ def _version() -> str:
         return "unknown"
 
 
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"refinery {_version()}")
+        ctx.exit()
+
+
+@click.command("completion", short_help="print the shell completion script (bash, zsh, fish)")
+@click.argument("shell", type=click.Choice(SHELLS))
+def _completion(shell: str) -> int:
+    """Print the shell completion script for SHELL.
+
+    \b
+    bash: eval "$(refinery completion bash)"   (in ~/.bashrc)
+    zsh:  eval "$(refinery completion zsh)"    (in ~/.zshrc)
+    fish: refinery completion fish > ~/.config/fish/completions/refinery.fish
+    """
+    from click.shell_completion import get_completion_class
+
+    complete = get_completion_class(shell)
+    assert complete is not None  # click knows every name in SHELLS
+    click.echo(complete(cli, {}, "refinery", COMPLETE_VAR).source())
+    return 0
+
+
+#: Every subcommand, in the order `refinery --help` lists them.
+COMMANDS = (
+    check.command,
+    lint.command,
+    refine.command,
+    review.command,
+    publish.command,
+    rescore.command,
+    schedule.command,
+    _completion,
+)
+
+cli = Group(
+    "refinery",
+    help="Find and fix errors in first-order-logic reasoning benchmarks.",
+    epilog="Exit codes: 0 done; 1 the data fails a gate you asked for (check --fail-on, "
+    "refine --fail-on-new-conflicts); 2 bad input or usage (one line on stderr). Every long "
+    "option also reads REFINERY_<OPTION> from the environment.",
+    commands=COMMANDS,
+    params=[
+        click.Option(
+            ["--version"],
+            is_flag=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_show_version,
+            help="Show the version and exit.",
+        )
+    ],
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+
+
 #: Exit codes of an interrupted run, as a shell reports a process killed by the signal.
 INTERRUPTED, TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; an error is one line on stderr, an interrupt one line and 130 (143)."""
-    args = parser().parse_args(argv)
+    instruction = os.environ.get(COMPLETE_VAR)
+    if instruction:  # a shell asking for completions, through the script `completion` prints
+        from click.shell_completion import shell_complete
+
+        return shell_complete(cli, {}, "refinery", COMPLETE_VAR, instruction)
     from vampire.run import kill_running
 
     if kill_running not in lifeline.on_interrupt:
         lifeline.on_interrupt.append(kill_running)
     try:
         with lifeline.signals_raise():
-            return int(args.handler(args))
+            return _invoke(list(sys.argv[1:] if argv is None else argv))
     except BaseException as exc:
         if not (lifeline.stopping or isinstance(exc, KeyboardInterrupt)):
             if isinstance(exc, RefineryError):
@@ -81,6 +128,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if lifeline.stopping:
             lifeline.quiet_until_now()
+
+
+def _invoke(argv: list[str]) -> int:
+    """Parse `argv` and run its command; a usage error is one line and exit code 2."""
+    try:
+        with cli.make_context("refinery", argv) as ctx:
+            return int(cli.invoke(ctx) or 0)
+    except click.exceptions.Exit as done:  # --help, --version
+        return done.exit_code
+    except click.exceptions.NoArgsIsHelpError as bare:  # `refinery` alone: the help
+        click.echo(bare.ctx.get_help() if bare.ctx else "", err=True)
+        return 2
+    except click.UsageError as err:
+        where = err.ctx.command_path if err.ctx else "refinery"
+        print(f"{where}: error: {err.format_message()}", file=sys.stderr)
+        return err.exit_code
 
 
 def run() -> None:

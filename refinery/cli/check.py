@@ -6,62 +6,39 @@ Locally (the default) no Prefect is imported; `--task-runner dask|ray|…` runs 
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import click
+
 from refinery import config
-from refinery.cli.options import add_prover_options
+from refinery.cli.options import (
+    PATH,
+    PATH_TEXT,
+    Args,
+    apply,
+    comma_list,
+    handled_by,
+    option,
+    prover_options,
+)
 
 
-def register(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "check", help="parse, lint and prove every item; write verdicts"
-    )
-    parser.add_argument(
-        "sources",
-        nargs="+",
-        metavar="SOURCE",
-        help="FOLIO .jsonl/.json/.csv file, ProofWriter meta-*.jsonl, or hf:OWNER/NAME[:SPLIT]",
-    )
-    parser.add_argument(
-        "--out", type=Path, help="output folder (default: data/refined/<dataset>/<split>/check)"
-    )
-    add_prover_options(parser)
-    parser.add_argument(
-        "--rlimit",
-        type=int,
-        default=config.DEFAULT_RLIMIT,
-        help="Z3 deterministic resource limit per question (0 = none)",
-    )
-    parser.add_argument(
-        "--no-cache", action="store_true", help="ignore and do not fill the verdict cache"
-    )
-    parser.add_argument(
-        "--no-evidence",
-        action="store_true",
-        help="decide labels only: no proving premises, no countermodels (faster)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--fail-on",
-        default="",
-        metavar="CATEGORY,…",
-        help="exit 1 when some item ends in one of these categories, e.g. "
-        "label_mismatch,parse_error (a gate for CI jobs); default: exit 0 whatever the data",
-    )
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help="print a machine-readable summary (counts per category, agreement, files) on stdout",
-    )
-    parser.set_defaults(handler=run)
+def _categories() -> tuple[str, ...]:
+    from refinery.check import CATEGORIES
+
+    return tuple(CATEGORIES)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: Args) -> int:
+    """Parse, lint and prove every item of SOURCE...; write one verdict row per item.
+
+    SOURCE is a FOLIO .jsonl/.json/.csv file, a ProofWriter meta-*.jsonl file, or
+    hf:OWNER/NAME[:SPLIT]. Exit 1 when --fail-on names a category some item ends in.
+    """
     from rich.console import Console
 
     from refinery.datasets import check_source
@@ -168,9 +145,7 @@ def _json_summary(
     }
 
 
-def _check_on_cluster(
-    args: argparse.Namespace, names: list[str], cache: Path | None
-) -> list[dict[str, Any]]:
+def _check_on_cluster(args: Args, names: list[str], cache: Path | None) -> list[dict[str, Any]]:
     """The check flow with story batches on the cluster `--task-runner` names (via Prefect)."""
     config.prefect_environment()
     from flows.check import check_flow
@@ -191,7 +166,7 @@ def _check_on_cluster(
 
 
 def _check_here(
-    args: argparse.Namespace, names: list[str], cache: Path | None, console: Any
+    args: Args, names: list[str], cache: Path | None, console: Any
 ) -> list[dict[str, Any]]:
     """Check on this machine's pool, with a progress bar; no Prefect."""
     from refinery.check import check_items
@@ -246,3 +221,42 @@ def _print_summary(
             )
     cached = sum(1 for r in rows if r["cached"])
     console.print(f"verdicts from cache: {cached}/{len(rows)} items")
+
+
+command = apply(
+    click.command(
+        "check", help=run.__doc__, short_help="parse, lint and prove every item; write verdicts"
+    ),
+    click.argument("sources", nargs=-1, required=True, type=PATH_TEXT, metavar="SOURCE..."),
+    option(
+        "--out", type=PATH, help="output folder (default: data/refined/<dataset>/<split>/check)"
+    ),
+    prover_options(),
+    option(
+        "--rlimit",
+        type=int,
+        default=config.DEFAULT_RLIMIT,
+        show_default=True,
+        help="Z3 deterministic resource limit per question (0 = none)",
+    ),
+    option("--no-cache", is_flag=True, help="ignore and do not fill the verdict cache"),
+    option(
+        "--no-evidence",
+        is_flag=True,
+        help="decide labels only: no proving premises, no countermodels (faster)",
+    ),
+    option("--quiet", is_flag=True, help="no progress bar"),
+    option(
+        "--fail-on",
+        default="",
+        metavar="CATEGORY,…",
+        shell_complete=comma_list(_categories),
+        help="exit 1 when some item ends in one of these categories, e.g. "
+        "label_mismatch,parse_error (a gate for CI jobs); default: exit 0 whatever the data",
+    ),
+    option(
+        "--json",
+        is_flag=True,
+        help="print a machine-readable summary (counts per category, agreement, files) on stdout",
+    ),
+)(handled_by(run))

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-from typing import Any
+import click
+
+from refinery.cli.options import PATH, Args, apply, handled_by
 
 
-def register(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "lint", help="parse and lint a file of FOL formulas"
-    )
-    parser.add_argument(
-        "file", type=Path, help=".txt (one per line), .json list (e.g. MALLS), or a FOLIO file"
-    )
-    parser.set_defaults(handler=run)
+def run(args: Args) -> int:
+    """Parse and lint every formula in FILE: one line per error, then a total; exit 1 on errors.
 
-
-def run(args: argparse.Namespace) -> int:
+    FILE is a .txt file (one formula per line), a .json list (e.g. MALLS) or a FOLIO file.
+    """
     from refinery.datasets.folio import load_fol_lines
     from refinery.logic.lint import lint
     from refinery.logic.parse import Parsed, try_parse
@@ -36,3 +30,9 @@ def run(args: argparse.Namespace) -> int:
                 print(issue.render())
     print(f"{len(entries)} formulas, {errors} errors")
     return 1 if errors else 0
+
+
+command: click.Command = apply(
+    click.command("lint", help=run.__doc__, short_help="parse and lint a file of FOL formulas"),
+    click.argument("file", type=PATH),
+)(handled_by(run))

@@ -1,127 +1,237 @@
-"""Options several commands share, declared once, and the Refine settings they build."""
+"""What the commands share, declared once: the option maker, value types and option groups.
+
+Every long option reads `REFINERY_<NAME>` (`--no-cache` → `REFINERY_NO_CACHE`), shown in its
+help; the command line wins. A command's handler gets its values as `Args` attributes, so the
+handlers stay plain functions that tests and other commands can call.
+"""
 
 from __future__ import annotations
 
-import argparse
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, TypeVar
+
+import click
+from click.shell_completion import CompletionItem
 
 from refinery import config
 
+#: A command's option and argument values, by their Python names (`args.no_cache`).
+Args = SimpleNamespace
 
-def add_prover_options(parser: argparse.ArgumentParser, *, workers: bool = True) -> None:
-    """--provers and --budget, and --workers unless the command proves in its own process."""
-    parser.add_argument(
-        "--provers",
-        default=",".join(config.DEFAULT_PROVERS),
-        help="comma-separated: z3, eprover, vampire, tptp (= vampire if configured, else eprover)",
-    )
-    parser.add_argument(
-        "--budget",
-        type=seconds,
-        default=config.DEFAULT_BUDGET_SECONDS,
-        help=f"seconds per prover question, more than 0 and at most {config.MAX_SECONDS:g} "
-        "(default %(default)s)",
-    )
-    if workers:
-        parser.add_argument(
-            "--workers",
-            type=int,
-            default=config.default_workers(),
-            help="worker processes; a story is the unit of work (default: one per core)",
-        )
-        parser.add_argument(
-            "--task-runner",
-            default="local",
-            type=_task_runner,
-            metavar="local|dask|dask://HOST:PORT|ray|ray://HOST:PORT",
-            help="where story batches run: this machine's pool (default), a new local Dask or "
-            "Ray cluster of --workers processes, or an existing one; anything but local runs "
-            "through Prefect",
-        )
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: A path option or argument: no check at parse time (the command says what is wrong with it).
+PATH = click.Path(path_type=Path)
+#: A path kept as text: Tab completes files, and a source `hf:OWNER/NAME[:SPLIT]` stays as typed.
+PATH_TEXT = click.Path()
 
 
-def seconds(text: str) -> float:
+def option(*decls: str, **attrs: Any) -> Callable[[F], F]:
+    """`click.option` reading `REFINERY_<LONG NAME>` from the environment and showing it."""
+    long = next(d for d in decls if d.startswith("--")).split("/")[0]
+    envvar = "REFINERY_" + long[2:].replace("-", "_").upper()
+    return click.option(*decls, envvar=envvar, show_envvar=True, **attrs)
+
+
+def handled_by(handler: Callable[[Args], int]) -> Callable[..., int]:
+    """A click callback that hands the command's values to `handler` as one `Args`."""
+
+    def callback(**values: Any) -> int:
+        return handler(Args(**values))
+
+    callback.__doc__ = handler.__doc__
+    return callback
+
+
+def apply(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Several decorators as one, written in the order `--help` lists them (the command first)."""
+
+    def decorate(f: Any) -> Any:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return decorate
+
+
+class Group(click.Group):
+    """A click group that lists its commands in the order they were given, not sorted."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+
+class Seconds(click.ParamType[float]):
     """A time option's value (`--budget`, `--repair-seconds`): a number in (0, `MAX_SECONDS`].
 
-    >>> seconds("2.5")
+    >>> Seconds().convert("2.5", None, None)
     2.5
-    >>> seconds("1e12")
+    >>> Seconds().convert("1e12", None, None)
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: '1e12' is not a number of seconds in (0, 3600]
+    click.exceptions.BadParameter: '1e12' is not a number of seconds in (0, 3600]
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and 0 < value <= config.MAX_SECONDS):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number of seconds in (0, {config.MAX_SECONDS:g}]"
-        )
-    return value
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not (math.isfinite(number) and 0 < number <= config.MAX_SECONDS):
+            self.fail(
+                f"{value!r} is not a number of seconds in (0, {config.MAX_SECONDS:g}]", param, ctx
+            )
+        return number
 
 
-def _task_runner(text: str) -> str:
+def comma_list(names: Callable[[], Iterable[str]]) -> Callable[..., list[CompletionItem]]:
+    """Shell completion for a comma-separated list: the last name completes against `names()`."""
+
+    def complete(
+        ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[CompletionItem]:
+        done, _, last = incomplete.rpartition(",")
+        prefix = f"{done}," if done else ""
+        taken = set(done.split(","))
+        return [
+            CompletionItem(prefix + name)
+            for name in names()
+            if name.startswith(last) and name not in taken
+        ]
+
+    return complete
+
+
+def _prover_names() -> Iterable[str]:
+    return ("z3", "eprover", "vampire", "tptp")
+
+
+def _task_runner(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from refinery.errors import ConfigError
     from refinery.parallel import check_task_runner
 
     try:
-        return check_task_runner(text)
+        return check_task_runner(value)
     except ConfigError as err:
-        raise argparse.ArgumentTypeError(str(err)) from err
+        raise click.BadParameter(str(err), ctx, param) from err
 
 
-def add_refine_options(parser: argparse.ArgumentParser) -> None:
+def prover_options(*, workers: bool = True) -> Callable[[Any], Any]:
+    """--provers and --budget, and --workers and --task-runner unless the command proves here."""
+    shared = [
+        option(
+            "--provers",
+            default=",".join(config.DEFAULT_PROVERS),
+            show_default=True,
+            shell_complete=comma_list(_prover_names),
+            help="comma-separated: z3, eprover, vampire, tptp (= vampire if configured, else eprover)",
+        ),
+        option(
+            "--budget",
+            type=Seconds(),
+            default=config.DEFAULT_BUDGET_SECONDS,
+            show_default=True,
+            help=f"seconds per prover question, more than 0 and at most {config.MAX_SECONDS:g}",
+        ),
+    ]
+    if workers:
+        shared += [
+            option(
+                "--workers",
+                type=int,
+                default=config.default_workers(),
+                show_default="one per core",
+                help="worker processes; a story is the unit of work",
+            ),
+            option(
+                "--task-runner",
+                default="local",
+                callback=_task_runner,
+                metavar="local|dask|dask://HOST:PORT|ray|ray://HOST:PORT",
+                shell_complete=lambda ctx, param, incomplete: [
+                    CompletionItem(name)
+                    for name in ("local", "dask", "ray")
+                    if name.startswith(incomplete)
+                ],
+                help="where story batches run: this machine's pool (default), a new local Dask or "
+                "Ray cluster of --workers processes, or an existing one; anything but local runs "
+                "through Prefect",
+            ),
+        ]
+    return apply(*shared)
+
+
+def refine_options(f: Any) -> Any:
     """SOURCE, --review, the agents, the provers and the budget (`refine` and `schedule`)."""
-    parser.add_argument(
-        "source",
-        metavar="SOURCE",
-        help="FOLIO .jsonl/.json/.csv file, ProofWriter meta-*.jsonl, or hf:OWNER/NAME[:SPLIT]",
-    )
-    parser.add_argument("--review", help="review queue CSV (default: review/<dataset>-<split>.csv)")
-    parser.add_argument(
-        "--agents",
-        default="rules",
-        help="rules | rules,llm: the LLM critic is opt-in and needs --llm (default %(default)s)",
-    )
-    parser.add_argument(
-        "--llm",
-        default="",
-        metavar="URL|embedded",
-        help="the llm agent's OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; model "
-        "$REFINERY_LLM_MODEL, key $OPENAI_API_KEY), or 'embedded': the bundled SmolLM2-135M, "
-        "a demonstration of the wiring, not a useful critic",
-    )
-    parser.add_argument(
-        "--max-rounds", type=int, default=3, help="repair rounds per item (default %(default)s)"
-    )
-    parser.add_argument(
-        "--repair-seconds",
-        type=seconds,
-        default=config.DEFAULT_REPAIR_SECONDS,
-        help="wall-clock seconds one item's repair may take; past it the item goes to review "
-        f"with reason repair_budget (default %(default)s, at most {config.MAX_SECONDS:g})",
-    )
-    parser.add_argument(
-        "--llm-rounds",
-        type=int,
-        default=1,
-        help="rounds in which the LLM refiner is asked (default %(default)s; raise for a capable endpoint)",
-    )
-    add_prover_options(parser)
-    parser.add_argument(
-        "--llm-concurrency",
-        type=int,
-        metavar="N",
-        help="LLM requests at once across all workers (a Prefect global concurrency limit, "
-        "refinery-llm, on a cluster; locally it caps the repair processes); default: no limit",
-    )
-    parser.add_argument("--no-cache", action="store_true", help="ignore the verdict and LLM caches")
+    return apply(
+        click.argument("source", type=PATH_TEXT, metavar="SOURCE"),
+        option(
+            "--review",
+            type=PATH_TEXT,
+            help="review queue CSV (default: review/<dataset>-<split>.csv)",
+        ),
+        option(
+            "--agents",
+            default="rules",
+            show_default=True,
+            shell_complete=lambda ctx, param, incomplete: [
+                CompletionItem(v) for v in ("rules", "rules,llm") if v.startswith(incomplete)
+            ],
+            help="rules | rules,llm: the LLM critic is opt-in and needs --llm",
+        ),
+        option(
+            "--llm",
+            default="",
+            metavar="URL|embedded",
+            help="the llm agent's OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; model "
+            "$REFINERY_LLM_MODEL, key $OPENAI_API_KEY), or 'embedded': the bundled SmolLM2-135M, "
+            "a demonstration of the wiring, not a useful critic",
+        ),
+        option(
+            "--max-rounds", type=int, default=3, show_default=True, help="repair rounds per item"
+        ),
+        option(
+            "--repair-seconds",
+            type=Seconds(),
+            default=config.DEFAULT_REPAIR_SECONDS,
+            show_default=True,
+            help="wall-clock seconds one item's repair may take; past it the item goes to review "
+            f"with reason repair_budget (at most {config.MAX_SECONDS:g})",
+        ),
+        option(
+            "--llm-rounds",
+            type=int,
+            default=1,
+            show_default=True,
+            help="rounds in which the LLM refiner is asked (raise it for a capable endpoint)",
+        ),
+        prover_options(),
+        option(
+            "--llm-concurrency",
+            type=int,
+            metavar="N",
+            help="LLM requests at once across all workers (a Prefect global concurrency limit, "
+            "refinery-llm, on a cluster; locally it caps the repair processes); default: no limit",
+        ),
+        option("--no-cache", is_flag=True, help="ignore the verdict and LLM caches"),
+    )(f)
 
 
-def refine_settings(args: argparse.Namespace, **overrides: Any) -> Any:
+#: What `refine` and `schedule` say about SOURCE.
+SOURCE_HELP = (
+    "SOURCE is a FOLIO .jsonl/.json/.csv file, a ProofWriter meta-*.jsonl file, or "
+    "hf:OWNER/NAME[:SPLIT]."
+)
+
+
+def refine_settings(args: Args, **overrides: Any) -> Any:
     """`RefineSettings` from the shared options; `overrides` set the command's own fields."""
     from refinery.pipeline import RefineSettings
     from refinery.repair import parse_agents
@@ -143,35 +253,3 @@ def refine_settings(args: argparse.Namespace, **overrides: Any) -> Any:
         "use_cache": not args.no_cache,
     }
     return RefineSettings(**(fields | overrides))
-
-
-#: Environment values a flag (`store_true` option) reads as on.
-_ON = {"1", "true", "yes", "on"}
-
-
-def env_defaults(parser: argparse.ArgumentParser, environ: Mapping[str, str]) -> None:
-    """Let `REFINERY_<OPTION>` set each long option's default, in every subcommand.
-
-    `--workers` reads `REFINERY_WORKERS`, `--no-cache` reads `REFINERY_NO_CACHE` (1/true/yes/on),
-    and so on; the command line still wins. Each option's help names its variable. A value is
-    parsed as the option's own argument would be, so a bad one fails the same way.
-    """
-    for action in parser._actions:  # argparse's one public-enough view of the options
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in dict.fromkeys(action.choices.values()):
-                env_defaults(sub, environ)
-            continue
-        longs = [o for o in action.option_strings if o.startswith("--")]
-        flag = isinstance(action, argparse._StoreTrueAction | argparse.BooleanOptionalAction)
-        if not longs or action.dest in ("help", "version") or (action.nargs == 0 and not flag):
-            continue
-        name = "REFINERY_" + longs[0][2:].replace("-", "_").upper()
-        if action.help is not argparse.SUPPRESS:
-            action.help = f"{action.help or ''} [env {name}]".strip()
-        value = environ.get(name)
-        if value is None:
-            continue
-        if flag:
-            action.default = value.strip().lower() in _ON
-        else:
-            action.default = value  # a string default goes through the option's `type`

@@ -8,60 +8,38 @@ saved Hugging Face login.
 
 from __future__ import annotations
 
-import argparse
 import re
-from pathlib import Path
-from typing import Any
+
+import click
+
+from refinery.cli.options import PATH, Args, apply, handled_by, option
 
 # The Hub's OWNER/NAME, matched whole (fullmatch, ASCII): no newline, space or control character
 # may ride along into a folder name or an upload.
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", re.ASCII)
 
 
-def repo_id(text: str) -> str:
+def repo_id(ctx: click.Context | None, param: click.Parameter | None, text: str) -> str:
     """`--repo-id`'s value, refused at parse time unless it is a Hub id ``OWNER/NAME``.
 
-    >>> repo_id("owner/name")
+    >>> repo_id(None, None, "owner/name")
     'owner/name'
     """
     if not _REPO_ID.fullmatch(text) or ".." in text or "--" in text or len(text) > 96:
-        raise argparse.ArgumentTypeError(
+        raise click.BadParameter(
             f"{text!r} is not a Hub repository id: expected OWNER/NAME of letters, digits, "
             "'-', '_' and '.'"
         )
     return text
 
 
-def register(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "publish",
-        help="build a Hub-ready dataset folder (refined, clean and changes configs; card) from a run",
-    )
-    parser.add_argument(
-        "run_dir", type=Path, metavar="RUN_DIR", help="a refine or review run folder"
-    )
-    parser.add_argument(
-        "--repo-id", required=True, type=repo_id, help="Hub dataset repository, OWNER/NAME"
-    )
-    parser.add_argument(
-        "--out", type=Path, help="publish folder (default: data/published/<OWNER>/<NAME>)"
-    )
-    parser.add_argument(
-        "--previous",
-        type=Path,
-        help="publish folder of the previous release (default: the last push from --out)",
-    )
-    parser.add_argument(
-        "--license", help="Hub license id (default: the License: line beside the source)"
-    )
-    parser.add_argument("--tag", help="release tag (default: v<version>)")
-    parser.add_argument(
-        "--push", action="store_true", help="upload to the Hub as one commit, then tag it"
-    )
-    parser.set_defaults(handler=run)
+def run(args: Args) -> int:
+    """Build a Hub-ready dataset folder from RUN_DIR, a refine or review run folder.
 
-
-def run(args: argparse.Namespace) -> int:
+    The folder has the refined, clean and changes configs and the dataset card. Without --push
+    nothing is uploaded: the command prints the release's changes and the commit a push would
+    make.
+    """
     from refinery import publish
     from refinery.runs import load_run
 
@@ -83,3 +61,23 @@ def run(args: argparse.Namespace) -> int:
     publish.record_push(out, plan, commit)
     print(f"pushed {plan.repo_id} {plan.tag}: {commit}")
     return 0
+
+
+command: click.Command = apply(
+    click.command(
+        "publish",
+        help=run.__doc__,
+        short_help="build a Hub-ready dataset folder (refined, clean and changes configs; card)",
+    ),
+    click.argument("run_dir", type=PATH, metavar="RUN_DIR"),
+    option("--repo-id", required=True, callback=repo_id, help="Hub dataset repository, OWNER/NAME"),
+    option("--out", type=PATH, help="publish folder (default: data/published/<OWNER>/<NAME>)"),
+    option(
+        "--previous",
+        type=PATH,
+        help="publish folder of the previous release (default: the last push from --out)",
+    ),
+    option("--license", help="Hub license id (default: the License: line beside the source)"),
+    option("--tag", help="release tag (default: v<version>)"),
+    option("--push", is_flag=True, help="upload to the Hub as one commit, then tag it"),
+)(handled_by(run))

@@ -7,45 +7,24 @@ with one line: the source, the options (through `RefineSettings`) and the LLM en
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from typing import Any
 
+import click
+
 from refinery import config
-from refinery.cli.options import add_refine_options, refine_settings
+from refinery.cli.options import Args, apply, handled_by, option, refine_options, refine_settings
 
 
-def register(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "refine",
-        help="check, repair and write the refined split, review queue and report (a Prefect flow)",
-    )
-    add_refine_options(parser)
-    parser.add_argument("--out", help="run folder (default: data/refined/<dataset>/<split>/<run>)")
-    parser.add_argument(
-        "--fail-on-new-conflicts",
-        action="store_true",
-        help="exit 1 when items need review that the previous run of the split did not flag",
-    )
-    parser.add_argument(
-        "--no-prefect",
-        action="store_true",
-        help="run the same steps in this process, without Prefect: a one-off run that pays no "
-        "orchestrator start-up (scheduled runs and clusters use the flow)",
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="print the run summary as JSON (stdout) instead"
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bars (they go to stderr)")
-    parser.add_argument(
-        "--verbose", action="store_true", help="show Prefect's and great-expectations' own logs"
-    )
-    parser.set_defaults(handler=run)
+def run(args: Args) -> int:
+    """Check, repair and write the refined split, the review queue and the report.
 
-
-def run(args: argparse.Namespace) -> int:
+    SOURCE is a FOLIO .jsonl/.json/.csv file, a ProofWriter meta-*.jsonl file, or
+    hf:OWNER/NAME[:SPLIT]. The run is a Prefect flow (on a temporary server unless Prefect's
+    settings name one); --no-prefect runs the same steps in this process.
+    """
     from rich.console import Console
 
     from refinery.agents.endpoint import EMBEDDED, EMBEDDED_NOTE, check_llm_choice
@@ -110,3 +89,28 @@ def _quiet_libraries(*, verbose: bool) -> None:
     """Prefect's run-by-run log lines, only when asked for (a server's UI keeps them anyway)."""
     if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+
+
+command: click.Command = apply(
+    click.command(
+        "refine",
+        help=run.__doc__,
+        short_help="check, repair and write the refined split, review queue and report",
+    ),
+    refine_options,
+    option("--out", help="run folder (default: data/refined/<dataset>/<split>/<run>)"),
+    option(
+        "--fail-on-new-conflicts",
+        is_flag=True,
+        help="exit 1 when items need review that the previous run of the split did not flag",
+    ),
+    option(
+        "--no-prefect",
+        is_flag=True,
+        help="run the same steps in this process, without Prefect: a one-off run that pays no "
+        "orchestrator start-up (scheduled runs and clusters use the flow)",
+    ),
+    option("--json", is_flag=True, help="print the run summary as JSON (stdout) instead"),
+    option("--quiet", is_flag=True, help="no progress bars (they go to stderr)"),
+    option("--verbose", is_flag=True, help="show Prefect's and great-expectations' own logs"),
+)(handled_by(run))

@@ -7,47 +7,19 @@ settled items, as the release's ``clean`` config holds them.
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-from typing import Any
+import click
+
+from refinery.cli.options import PATH, Args, apply, handled_by, option
 
 
-def register(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "rescore",
-        help="score predictions against a run's or a release's original and refined labels",
-        description=(
-            "Accuracy per gold label on the original and the refined labels. Unparseable and "
-            "missing predictions count as wrong and are also counted apart; predictions for ids "
-            "not in the split (or, with --clean, outside the clean subset) are reported, not "
-            "scored."
-        ),
-    )
-    parser.add_argument(
-        "predictions",
-        type=Path,
-        metavar="PREDICTIONS",
-        help=".csv or .jsonl with id (or example_id) and label: True / False / Uncertain",
-    )
-    parser.add_argument(
-        "--against",
-        required=True,
-        metavar="SPLIT",
-        help="a run folder, a published folder (refinery publish), or a Hub dataset OWNER/NAME",
-    )
-    parser.add_argument(
-        "--split", help="which split of a published dataset (needed when it has several)"
-    )
-    parser.add_argument(
-        "--clean",
-        action="store_true",
-        help="score only the clean subset: items verified, repaired or reviewed",
-    )
-    parser.add_argument("--out", type=Path, metavar="FILE", help="also write the scores as JSON")
-    parser.set_defaults(handler=run)
+def run(args: Args) -> int:
+    """Score PREDICTIONS on the original and the refined labels, per gold label.
 
-
-def run(args: argparse.Namespace) -> int:
+    PREDICTIONS is a .csv or .jsonl file with id (or example_id) and label (True / False /
+    Uncertain). Unparseable and missing predictions count as wrong and are also counted apart;
+    predictions for ids not in the split (or, with --clean, outside the clean subset) are
+    reported, not scored.
+    """
     import json
 
     from refinery.outputs import atomic_write_text
@@ -80,3 +52,26 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_text(args.out, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
         print(f"\nwrote {args.out}")
     return 0
+
+
+command: click.Command = apply(
+    click.command(
+        "rescore",
+        help=run.__doc__,
+        short_help="score predictions against a run's or a release's original and refined labels",
+    ),
+    click.argument("predictions", type=PATH, metavar="PREDICTIONS"),
+    option(
+        "--against",
+        required=True,
+        metavar="SPLIT",
+        help="a run folder, a published folder (refinery publish), or a Hub dataset OWNER/NAME",
+    ),
+    option("--split", help="which split of a published dataset (needed when it has several)"),
+    option(
+        "--clean",
+        is_flag=True,
+        help="score only the clean subset: items verified, repaired or reviewed",
+    ),
+    option("--out", type=PATH, metavar="FILE", help="also write the scores as JSON"),
+)(handled_by(run))

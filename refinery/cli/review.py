@@ -6,84 +6,17 @@ the only `review/*.csv` (shards excluded); with several, pass `--queue`.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
+import click
+
 from refinery import config
-from refinery.cli.options import add_prover_options
+from refinery.cli.options import PATH, Args, Group, apply, handled_by, option, prover_options
 from refinery.errors import RefineryError
 
 
-def register(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "review",
-        help="work the review queue: status, work, serve, check, apply, split, merge, agreement",
-    )
-    commands = parser.add_subparsers(dest="review_command", required=True)
-
-    def add(name: str, help: str, provers: bool = False) -> argparse.ArgumentParser:
-        p: argparse.ArgumentParser = commands.add_parser(name, help=help)
-        p.add_argument("--queue", type=Path, help="review CSV (default: the only review/*.csv)")
-        if provers:
-            add_prover_options(p, workers=False)
-        return p
-
-    add("status", "counts by reason, decision, reviewer and flag; what is left").set_defaults(
-        handler=_status
-    )
-    work = add("work", "decide items one at a time in the terminal", provers=True)
-    work.add_argument("--reviewer", help="your name (default: $REFINERY_REVIEWER or $USER)")
-    work.add_argument("--reason", action="append", default=[], help="only items with this reason")
-    work.add_argument("--all", action="store_true", help="also show items already decided")
-    work.set_defaults(handler=_work)
-    serve = add(
-        "serve", "decide items in the browser: a local page with live prover feedback", True
-    )
-    serve.add_argument("--reviewer", help="default name on the page (default: $USER)")
-    serve.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
-    )
-    serve.add_argument(
-        "--port", type=int, default=8765, help="0 picks a free port (default: %(default)s)"
-    )
-    serve.add_argument(
-        "--token",
-        nargs="?",
-        const="",
-        help="require this token on every request (needed for any host but 127.0.0.1); "
-        "without a value a random one is made",
-    )
-    serve.set_defaults(handler=_serve)
-    check = add("check", "validate a queue edited in a spreadsheet", provers=True)
-    check.add_argument("file", nargs="?", type=Path, help="the CSV (default: --queue)")
-    check.set_defaults(handler=_check)
-    apply = add("apply", "merge valid decisions into the refined split as a new version", True)
-    apply.add_argument("--run", type=Path, help="run folder to start from (default: newest)")
-    apply.add_argument("--reviewer", default="", help="reviewer for rows that name none")
-    apply.set_defaults(handler=_apply)
-    split = add("split", "split the queue into shards by story, one per annotator")
-    split.add_argument("shards", type=int, help="how many shards")
-    split.add_argument("--out", type=Path, help="folder for the shards (default: beside the queue)")
-    split.add_argument(
-        "--overlap",
-        type=int,
-        default=0,
-        metavar="K",
-        help="also give K items to a second annotator, for `review agreement`",
-    )
-    split.set_defaults(handler=_split)
-    merge = add("merge", "merge shards back into the queue; conflicts are flagged, not lost")
-    merge.add_argument("shard_files", nargs="+", type=Path, metavar="SHARD")
-    merge.set_defaults(handler=_merge)
-    agreement = add("agreement", "how often two annotators agree on the items they share")
-    agreement.add_argument(
-        "shard_files", nargs="*", type=Path, metavar="SHARD", help="default: the split's shards"
-    )
-    agreement.set_defaults(handler=_agreement)
-
-
-def _queue(args: argparse.Namespace) -> Path:
+def _queue(args: Args) -> Path:
     if args.queue:
         if not args.queue.is_file():
             raise RefineryError(f"no review queue at {args.queue}")
@@ -98,7 +31,7 @@ def _queue(args: argparse.Namespace) -> Path:
     )
 
 
-def _engine(args: argparse.Namespace) -> Any:
+def _engine(args: Args) -> Any:
     from refinery.prove.verdict import Budget
     from refinery.review.feedback import FeedbackEngine
     from vampire.registry import build_provers, resolve_names
@@ -108,7 +41,8 @@ def _engine(args: argparse.Namespace) -> Any:
     return FeedbackEngine(build_provers(names), Budget(seconds=args.budget), cache)
 
 
-def _status(args: argparse.Namespace) -> int:
+def _status(args: Args) -> int:
+    """Counts by reason, decision, reviewer and flag; what is left."""
     from refinery.review.queue import queue_status, read_queue
 
     queue = _queue(args)
@@ -126,14 +60,15 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reviewer(args: argparse.Namespace) -> str:
+def _reviewer(args: Args) -> str:
     import getpass
     import os
 
     return str(args.reviewer or os.environ.get("REFINERY_REVIEWER") or getpass.getuser())
 
 
-def _work(args: argparse.Namespace) -> int:
+def _work(args: Args) -> int:
+    """Decide items one at a time in the terminal."""
     from refinery.review.terminal import ReviewSession
 
     queue = _queue(args)
@@ -149,7 +84,8 @@ def _work(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _serve(args: Args) -> int:
+    """Decide items in the browser: a local page with live prover feedback."""
     import secrets
 
     from refinery.review.web.app import serve
@@ -168,7 +104,8 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(args: argparse.Namespace) -> int:
+def _check(args: Args) -> int:
+    """Validate a queue edited in a spreadsheet (FILE, default: --queue); exit 1 on problems."""
     from refinery.review.decide import check_queue
     from refinery.review.queue import read_queue_lines
 
@@ -185,7 +122,8 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def _apply(args: argparse.Namespace) -> int:
+def _apply(args: Args) -> int:
+    """Merge valid decisions into the refined split as a new version."""
     from refinery import runs
     from refinery.review.apply import apply_review
     from refinery.review.queue import read_queue
@@ -210,7 +148,8 @@ def _apply(args: argparse.Namespace) -> int:
     return 0
 
 
-def _split(args: argparse.Namespace) -> int:
+def _split(args: Args) -> int:
+    """Split the queue into SHARDS shards by story, one per annotator."""
     from refinery.review.shards import manifest_path, split_queue
 
     queue = _queue(args)
@@ -220,7 +159,8 @@ def _split(args: argparse.Namespace) -> int:
     return 0
 
 
-def _merge(args: argparse.Namespace) -> int:
+def _merge(args: Args) -> int:
+    """Merge SHARD files back into the queue; conflicts are flagged, not lost (exit 1)."""
     from refinery.review.shards import format_conflicts, merge_shards
 
     queue = _queue(args)
@@ -241,7 +181,8 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _agreement(args: argparse.Namespace) -> int:
+def _agreement(args: Args) -> int:
+    """How often two annotators agree on the items they share (default: the split's shards)."""
     from refinery.review.agreement import measure_agreement
     from refinery.review.shards import shard_files
 
@@ -255,3 +196,85 @@ def _agreement(args: argparse.Namespace) -> int:
         )
     print(measure_agreement(shards).render())
     return 0
+
+
+def _subcommand(name: str, handler: Any, *params: Any, provers: bool = False) -> click.Command:
+    """A `review` subcommand: --queue, the prover options where it proves, then its own."""
+    doc = handler.__doc__ or ""
+    queue = option("--queue", type=PATH, help="review CSV (default: the only review/*.csv)")
+    first = doc.split(". ")[0].rstrip(".")
+    short = first[:1].lower() + first[1:]
+    decorators = [click.command(name, help=doc, short_help=short), queue]
+    if provers:
+        decorators.append(prover_options(workers=False))
+    command: click.Command = apply(*decorators, *params)(handled_by(handler))
+    return command
+
+
+_REVIEWER = option("--reviewer", help="your name (default: $USER)")
+
+command = Group(
+    "review",
+    help="Work the review queue. The queue defaults to the only review/*.csv (shards excluded); "
+    "with several, pass --queue.",
+    short_help="work the review queue: status, work, serve, check, apply, split, merge, agreement",
+    commands=[
+        _subcommand("status", _status),
+        _subcommand(
+            "work",
+            _work,
+            _REVIEWER,
+            option("--reason", multiple=True, help="only items with this reason (repeatable)"),
+            option("--all", is_flag=True, help="also show items already decided"),
+            provers=True,
+        ),
+        _subcommand(
+            "serve",
+            _serve,
+            _REVIEWER,
+            option("--host", default="127.0.0.1", show_default=True, help="address to listen on"),
+            option("--port", type=int, default=8765, show_default=True, help="0 picks a free port"),
+            option(
+                "--token",
+                is_flag=False,
+                flag_value="",
+                help="require this token on every request (needed for any host but 127.0.0.1); "
+                "without a value a random one is made",
+            ),
+            provers=True,
+        ),
+        _subcommand(
+            "check", _check, click.argument("file", required=False, type=PATH), provers=True
+        ),
+        _subcommand(
+            "apply",
+            _apply,
+            option("--run", type=PATH, help="run folder to start from (default: newest)"),
+            option("--reviewer", default="", help="reviewer for rows that name none"),
+            provers=True,
+        ),
+        _subcommand(
+            "split",
+            _split,
+            click.argument("shards", type=int),
+            option("--out", type=PATH, help="folder for the shards (default: beside the queue)"),
+            option(
+                "--overlap",
+                type=int,
+                default=0,
+                metavar="K",
+                help="also give K items to a second annotator, for `review agreement`",
+            ),
+        ),
+        _subcommand(
+            "merge",
+            _merge,
+            click.argument("shard_files", nargs=-1, required=True, type=PATH, metavar="SHARD..."),
+        ),
+        _subcommand(
+            "agreement",
+            _agreement,
+            click.argument("shard_files", nargs=-1, type=PATH, metavar="[SHARD]..."),
+        ),
+    ],
+)

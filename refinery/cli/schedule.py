@@ -9,50 +9,32 @@ serving process's working directory, where the runs start).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+
+import click
 
 from refinery import config
-from refinery.cli.options import add_refine_options, refine_settings
+from refinery.cli.options import (
+    PATH,
+    Args,
+    apply,
+    handled_by,
+    option,
+    refine_options,
+    refine_settings,
+)
 
 
-def register(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        "schedule",
-        help="serve the refine flow on a cron schedule (a Prefect deployment; blocks)",
-        description=(
-            "Serve `refine/NAME` with a cron schedule on the Prefect API in PREFECT_API_URL. "
-            "Each run writes a new run folder under RUNS_DIR/<dataset>/<split>/, reports the "
-            "changes since the previous run (changes.md, artifact refine-changes) and ends "
-            "Failed when an item needs review that the previous run did not flag."
-        ),
-    )
-    add_refine_options(parser)
-    parser.add_argument(
-        "--cron", default=config.DEFAULT_CRON, help="cron schedule, UTC (default %(default)r)"
-    )
-    parser.add_argument(
-        "--name", default=config.DEFAULT_DEPLOYMENT, help="deployment name (default %(default)s)"
-    )
-    parser.add_argument(
-        "--runs-dir",
-        type=Path,
-        default=Path(config.DEFAULT_RUNS_DIR),
-        help="parent of the <dataset>/<split>/<run> folders (default %(default)s)",
-    )
-    parser.add_argument(
-        "--fail-on-new-conflicts",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="end a run Failed when it finds new conflicts (default: yes)",
-    )
-    parser.set_defaults(handler=run)
+def run(args: Args) -> int:
+    """Serve `refine/NAME` with a cron schedule on the Prefect API in PREFECT_API_URL (blocks).
 
-
-def run(args: argparse.Namespace) -> int:
+    SOURCE is a FOLIO .jsonl/.json/.csv file, a ProofWriter meta-*.jsonl file, or
+    hf:OWNER/NAME[:SPLIT]. Each run writes a new run folder under RUNS_DIR/<dataset>/<split>/,
+    reports the changes since the previous run (changes.md, artifact refine-changes) and ends
+    Failed when an item needs review that the previous run did not flag.
+    """
     settings = refine_settings(
         args,
         source=_absolute_source(args.source),
@@ -80,3 +62,28 @@ def _absolute_source(source: str) -> str:
     """A local path made absolute; `hf:` and other non-paths as given."""
     path = Path(source)
     return str(path.resolve()) if path.exists() else source
+
+
+command: click.Command = apply(
+    click.command(
+        "schedule",
+        help=run.__doc__,
+        short_help="serve the refine flow on a cron schedule (a Prefect deployment; blocks)",
+    ),
+    refine_options,
+    option("--cron", default=config.DEFAULT_CRON, show_default=True, help="cron schedule, UTC"),
+    option("--name", default=config.DEFAULT_DEPLOYMENT, show_default=True, help="deployment name"),
+    option(
+        "--runs-dir",
+        type=PATH,
+        default=Path(config.DEFAULT_RUNS_DIR),
+        show_default=True,
+        help="parent of the <dataset>/<split>/<run> folders",
+    ),
+    option(
+        "--fail-on-new-conflicts/--no-fail-on-new-conflicts",
+        default=True,
+        show_default=True,
+        help="end a run Failed when it finds new conflicts",
+    ),
+)(handled_by(run))
