@@ -220,3 +220,21 @@ def test_a_bad_environment_value_fails_like_a_bad_option(tmp_path: Path) -> None
         "refinery check: error: Invalid value for '--workers' (env var: 'REFINERY_WORKERS'): "
         "'many' is not a valid integer."
     ]
+
+
+def test_options_with_an_optional_value_and_negatable_flags_parse_as_documented(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from refinery.cli import cli
+
+    serve = cli.commands["review"].commands["serve"]  # type: ignore[attr-defined]
+    token = [serve.make_context("serve", argv).params["token"] for argv in (["--token"], [])]
+    assert token == ["", None]  # bare --token: make a random one; absent: none (127.0.0.1 only)
+    assert serve.make_context("serve", ["--token", "abc"]).params["token"] == "abc"
+    assert _values("schedule", "x.jsonl")["fail_on_new_conflicts"] is True
+    assert (
+        _values("schedule", "x.jsonl", "--no-fail-on-new-conflicts")["fail_on_new_conflicts"]
+        is False
+    )
+    monkeypatch.setenv("REFINERY_FAIL_ON_NEW_CONFLICTS", "0")
+    assert _values("schedule", "x.jsonl")["fail_on_new_conflicts"] is False
