@@ -17,13 +17,14 @@ summary stays readable from the state; a `refine-new-conflicts` artifact says wh
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, cast
 
 from prefect import flow, get_run_logger
 from prefect.states import Failed
 
 from flows.cluster import check_on_cluster, repair_on_cluster
-from refinery import pipeline
+from refinery import pipeline, runs
 from refinery.agents.endpoint import llm_endpoint
 from tasks.refine import (
     changes_task,
@@ -61,13 +62,15 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
             outcomes = repair_on_cluster(items, rows, settings)
         else:
             outcomes = repair_task(items, rows, settings)
-    written = write_outputs_task(items, outcomes, settings)
-    output_validation = validate_output_task(written["outcomes"], validated)
-    report = write_report_task(
-        written["outcomes"], {"input": input_validation, "output": output_validation}, settings
-    )
-    changes = changes_task(written["outcomes"], rows, settings)
-    finish_run_task(settings)
+    assert settings.out_dir
+    with runs.building(Path(settings.out_dir)):  # a failed step leaves no staging folder
+        written = write_outputs_task(items, outcomes, settings)
+        output_validation = validate_output_task(written["outcomes"], validated)
+        report = write_report_task(
+            written["outcomes"], {"input": input_validation, "output": output_validation}, settings
+        )
+        changes = changes_task(written["outcomes"], rows, settings)
+        finish_run_task(settings)
     publish_artifacts_task(written["outcomes"], report["markdown"])
     failure = changes.failure_message(fail_on_new_conflicts=settings.fail_on_new_conflicts)
     publish_changes_task(changes, failure)

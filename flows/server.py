@@ -141,6 +141,16 @@ def _healthy(api_url: str) -> bool:
         return False
 
 
+def _drain() -> None:
+    """Let Prefect's background log and event workers send what they hold while the server
+    still answers, or they go on retrying against a stopped one (a hang at exit)."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    APILogWorker.drain_all(timeout=_DRAIN_SECONDS)
+    EventsWorker.drain_all(timeout=_DRAIN_SECONDS)
+
+
 @contextmanager
 def temporary_api() -> Iterator[None]:
     """Prefect pointed at a server for the block: the one its settings name (`PREFECT_API_URL`
@@ -158,14 +168,11 @@ def temporary_api() -> Iterator[None]:
         timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120"))
         server.ready(timeout)
         with temporary_settings({PREFECT_API_URL: server.api_url}):
-            yield
-            # Prefect sends logs and events from background workers: let them finish while the
-            # server answers, or they go on retrying against a stopped one (a hang at exit)
-            from prefect.events.worker import EventsWorker
-            from prefect.logging.handlers import APILogWorker
-
-            APILogWorker.drain_all(timeout=_DRAIN_SECONDS)
-            EventsWorker.drain_all(timeout=_DRAIN_SECONDS)
+            try:
+                yield
+            finally:
+                if not lifeline.stopping:  # an interrupted run stops at once
+                    _drain()
     finally:
         os.environ.pop("PREFECT_API_URL", None)
         server.stop()

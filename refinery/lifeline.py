@@ -75,6 +75,9 @@ def die_with_parent(sig: int = signal.SIGTERM) -> bool:
 
 def worker_started() -> None:
     """Initializer of a fork-pool worker (see the module docstring)."""
+    # the parent's wakeup fd is inherited: a signal to this worker would wake the parent's
+    # relay as if the parent had been signalled (`signals_raise`)
+    signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _worker_terminated)
     die_with_parent(signal.SIGTERM)

@@ -4,9 +4,10 @@
 below load, repair (`refinery.repair`, per item), write the refined split and review queue, write
 the report and summarise. Nothing here imports Prefect.
 
-The run folder is built aside (`refinery.runs.claim`, by `write_outputs`) and appears under its
-name only when `finish_run` renames it into place after the report and the comparison with the
-previous run: a run killed half-way leaves no folder that later runs or `publish` take for a run.
+The run folder is built aside (`refinery.runs.building`, around the writing steps) and appears
+under its name only when `finish_run` renames it into place after the report and the comparison
+with the previous run: a run that fails removes its staging folder, and one killed half-way
+leaves only that hidden folder, which later runs and `publish` never take for a run.
 """
 
 from __future__ import annotations
@@ -223,14 +224,12 @@ def refine_here(
         settings = settings.with_endpoint(e)
         outcomes = repair(items, rows, settings, factory, stage("repair", len(items)))
     assert settings.out_dir
-    try:
+    with runs.building(Path(settings.out_dir)):
         written = write_outputs(items, outcomes, settings)
         validations = {"input": input_validation, "output": validate_output(outcomes, validated)}
         report = write_run_report(written["outcomes"], validations, settings)
         changes = write_run_changes(outcomes, rows, settings)
         finish_run(settings)
-    finally:
-        runs.release(Path(settings.out_dir))  # a failed run's staging folder is a leftover
     failure = changes.failure_message(fail_on_new_conflicts=settings.fail_on_new_conflicts)
     return run_summary(outcomes, settings, written, report, changes.to_dict()), failure
 
@@ -251,12 +250,10 @@ def run_plain(
     rows = check(items, settings, factory)
     outcomes = repair(items, rows, settings.with_endpoint(endpoint), factory)
     assert settings.out_dir
-    try:
+    with runs.building(Path(settings.out_dir)):
         written = write_outputs(items, outcomes, settings)
         write_run_report(written["outcomes"], {}, settings)
         finish_run(settings)
-    finally:
-        runs.release(Path(settings.out_dir))  # a failed run's staging folder is a leftover
     return written
 
 
@@ -265,14 +262,13 @@ def write_outputs(
 ) -> dict[str, Any]:
     """Write the refined split, the audit trail and the review queue; return paths and counts.
 
-    Claims the run folder first (`refinery.runs.claim`: a second run of the same folder stops
-    here) and writes into its staging folder; the paths returned name the files as they will
-    be once `finish_run` has renamed the folder into place.
+    Writes into the run's staging folder (claimed by `refinery.runs.building`); the paths
+    returned name the files as they will be once `finish_run` has renamed the folder into place.
     """
     from refinery.review.queue import queue_rows, write_queue
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
-    stage = runs.claim(Path(settings.out_dir))
+    stage = staging_dir(settings)
     files = write_refined(stage, refined_rows(items, outcomes, settings.run_id), outcomes)
     files["outcomes"] = runs.write_outcomes(stage, outcomes)
     files["run"] = runs.write_meta(stage, run_meta(settings, items, outcomes))

@@ -447,6 +447,16 @@ def _with_fol(item: Item, fol: dict[str, str]) -> Item:
     return dataclasses.replace(item, premises_fol=premises, conclusion_fol=fol["conclusion"])
 
 
+def cacheable(outcome: dict[str, Any]) -> bool:
+    """Whether another run would reach this outcome (`Outcome.to_dict` form) again: not when
+    its time budget stopped it, nor when an LLM call got no reply (a down endpoint, a timeout,
+    an open circuit breaker); the next run tries those items afresh."""
+    if outcome["reason"] == Reason.REPAIR_BUDGET.value:
+        return False
+    calls = (c for r in outcome["audit"].get("rounds", ()) for c in r.get("llm_calls", ()))
+    return not any(c.get("error") and not c.get("raw") for c in calls)
+
+
 def _outcome(
     item: Item,
     row: dict[str, Any],

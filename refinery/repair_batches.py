@@ -32,7 +32,7 @@ from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
 from refinery.prove.cache import TABLE as VERDICT_TABLE
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget
-from refinery.repair import RepairConfig, repair_item
+from refinery.repair import RepairConfig, cacheable, repair_item
 from refinery.store import JsonStore, this_host, worker_view
 
 # -- outcome cache ----------------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def repair_batch(stories: Sequence[Pending], job: RepairJob) -> RepairBatch:
                 outcome = repair_item(
                     item, row, checker=checker, config=config, story_fol=story_fol, client=client
                 ).to_dict()
-                if "budget" not in outcome["audit"]:  # out of time: not cached, run again
+                if cacheable(outcome):
                     key = outcome_key(item, story_fol, config, job.prover_names, job.budget)
                     fresh.append((key, outcome))
             out.append(outcome)  # JSON form: what the cache holds and a worker sends back

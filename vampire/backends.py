@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from refinery.errors import ProverUnavailable
 from refinery.logic.syntax import Formula
-from refinery.prove.verdict import Budget, Problem, Status, Verdict
+from refinery.prove.verdict import RETRY_SECONDS, Budget, Problem, Status, Verdict
 from vampire.fmb import parse_finite_model
 from vampire.problem import tptp_text, tptp_texts
 from vampire.run import RunResult, run_on_stdin
@@ -47,8 +47,6 @@ _PROBE_SECONDS = 10
 # ProofWriter, `--auto` gives the same labels at about two thirds of the cost per call).
 E_FLAGS: tuple[str, ...] = ("--auto", "--tstp-format", "-s", "-p")
 E_COMPLETE_FLAGS: tuple[str, ...] = ("--satauto-schedule", "--tstp-format", "-s", "-p")
-#: the least time worth a second, complete attempt after `--auto` gave up
-_RETRY_SECONDS = 0.5
 
 
 class _TptpProver:
@@ -155,7 +153,7 @@ class EProver(_TptpProver):
         with what is left of the budget. The verdict's `elapsed` covers both runs."""
         first = super()._decide(problem, text, budget)
         left = budget.seconds - first.elapsed
-        if first.status is not Status.GAVE_UP or left < _RETRY_SECONDS:
+        if first.status is not Status.GAVE_UP or left < RETRY_SECONDS:
             return first
         retry = Budget(left, budget.rlimit)
         second = self._run(text, retry, self.arguments(problem, prover_seconds(retry), True))

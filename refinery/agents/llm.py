@@ -430,8 +430,7 @@ class OpenAICompatibleClient:
             if exc.status_code == 429 or exc.status_code >= 500:
                 raise LLMTransportError(error) from exc
             raise _Rejected(error) from exc
-        except openai.APIResponseValidationError as exc:
-            raise _Unreadable(f"transport: unreadable response: {exc}") from exc
+        # the body is read raw (never parsed by the SDK): `read_completion` judges it
         return read_completion(body)
 
     def _read_body(self, response: Any, deadline: float) -> bytes:

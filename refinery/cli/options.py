@@ -42,7 +42,6 @@ def handled_by(handler: Callable[[Args], int]) -> Callable[..., int]:
     def callback(**values: Any) -> int:
         return handler(Args(**values))
 
-    callback.__doc__ = handler.__doc__
     return callback
 
 
@@ -110,7 +109,9 @@ def comma_list(names: Callable[[], Iterable[str]]) -> Callable[..., list[Complet
 
 
 def _prover_names() -> Iterable[str]:
-    return ("z3", "eprover", "vampire", "tptp")
+    from vampire.registry import KNOWN
+
+    return KNOWN
 
 
 def _task_runner(ctx: click.Context, param: click.Parameter, value: str) -> str:

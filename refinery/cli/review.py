@@ -62,9 +62,9 @@ def _status(args: Args) -> int:
 
 def _reviewer(args: Args) -> str:
     import getpass
-    import os
 
-    return str(args.reviewer or os.environ.get("REFINERY_REVIEWER") or getpass.getuser())
+    # --reviewer reads $REFINERY_REVIEWER itself (`option`)
+    return str(args.reviewer or getpass.getuser())
 
 
 def _work(args: Args) -> int:

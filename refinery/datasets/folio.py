@@ -35,6 +35,7 @@ from refinery.datasets.records import (
     Item,
     LoadError,
     LoadResult,
+    csv_problem,
     empty_text_reason,
     no_items_reason,
     read_text_file,
@@ -308,7 +309,10 @@ def _csv_rows(text: str, path: Path) -> _Rows:
     if not text.strip():
         blank = ", only whitespace" if text else ""
         raise DataError(f"{path}: empty CSV file (no header{blank})")
-    header = next(reader)
+    try:
+        header = next(reader)
+    except csv.Error as exc:
+        raise DataError(f"{path}:1: unreadable CSV: {csv_problem(exc)}") from None
     missing = [c for c in REQUIRED_FIELDS if c not in header]
     if missing:
         raise DataError(f"{path}: CSV header lacks column(s) {', '.join(missing)}")
@@ -328,16 +332,6 @@ def _csv_rows(text: str, path: Path) -> _Rows:
             yield start, _RowError(f"row has {len(fields)} fields, header has {len(header)}")
         else:
             yield start, dict(zip(header, fields, strict=True))
-
-
-def csv_problem(exc: csv.Error) -> str:
-    """A `csv.Error` in words a spreadsheet user knows (the row's line is said by the caller)."""
-    text = str(exc)
-    if text == "unexpected end of data":
-        return "unterminated quote: a quoted cell starting in this row never ends"
-    if "expected after" in text:
-        return f"a quote inside a quoted cell must be doubled ({text})"
-    return text
 
 
 def _load_hub(spec: str, *, dataset: str | None, split: str | None) -> LoadResult:

@@ -19,6 +19,7 @@ Only the standard library and `refinery.labels` are imported here.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -168,6 +169,16 @@ def read_text_file(path: Path, *, save_as: str = "UTF-8") -> str:
             f"{path}: cannot read: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}: a "
             f"legacy code page such as Windows-1252, which cannot hold ∀∃¬); save it as {save_as}"
         ) from None
+
+
+def csv_problem(exc: csv.Error) -> str:
+    """A `csv.Error` in words a spreadsheet user knows (the row's line is said by the caller)."""
+    text = str(exc)
+    if text == "unexpected end of data":
+        return "unterminated quote: a quoted cell starting in this row never ends"
+    if "expected after" in text:
+        return f"a quote inside a quoted cell must be doubled ({text})"
+    return text
 
 
 def empty_text_reason(text: str) -> str:

@@ -44,6 +44,10 @@ class Status(StrEnum):
         return self in _DEFINITIVE
 
 
+#: The least time left worth a second attempt with another strategy (E's complete schedule,
+#: Z3's MBQI alone): less cannot settle anything, and the retry's set-up would overrun the budget.
+RETRY_SECONDS = 0.5
+
 _DEFINITIVE = frozenset(
     {
         Status.THEOREM,

@@ -52,7 +52,7 @@ from refinery.errors import ConfigError, ProverUnavailable
 from refinery.logic.syntax import Formula
 from refinery.logic.to_z3 import Z3Translator
 from refinery.prove.countermodel import Countermodel, display_order, element_names
-from refinery.prove.verdict import Budget, Problem, Status, Verdict
+from refinery.prove.verdict import RETRY_SECONDS, Budget, Problem, Status, Verdict
 
 try:
     import z3
@@ -81,7 +81,7 @@ _MAX_SPARSE_ATOMS = 2000  # past this many ground atoms a model is shown as Z3 f
 #: Statuses a retry with MBQI alone may still settle: Z3 stopped on its own, not on the clock.
 _RETRY = frozenset({Status.GAVE_UP, Status.RESOURCE_OUT})
 #: Part of `version()`, so cached verdicts of the strategy without the retry are not reused.
-STRATEGY = "mbqi-retry"
+STRATEGY = "mbqi-retry-2"
 
 _RLIMIT_KEY = "rlimit count"
 _UINT_MAX = 2**32 - 1
@@ -107,7 +107,7 @@ class Z3Prover:
     name = "z3"
 
     def version(self) -> str:
-        """Z3's full version string and this backend's strategy, e.g. "4.13.0.0 mbqi-retry"."""
+        """Z3's full version string and this backend's strategy, e.g. "4.13.0.0 mbqi-retry-2"."""
         return f"{z3.get_full_version()} {STRATEGY}"
 
     def available(self) -> bool:
@@ -199,7 +199,7 @@ class Z3Prover:
                 if pushed:
                     solver.pop()
             left = timeout_ms - round((time.perf_counter() - start) * 1000)
-            if outcome.status in _RETRY and left > 0:
+            if outcome.status in _RETRY and left >= RETRY_SECONDS * 1000:
                 outcome = _retry(translator, asserted, goal, outcome, left, rlimit, cores, models)
             now = time.perf_counter()
             verdicts.append(self._verdict(outcome, now - start, version))

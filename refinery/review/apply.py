@@ -11,7 +11,6 @@ or proposed FOL, …) was edited, or when an item has two rows: the whole list c
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,8 +133,7 @@ def apply_review(
         )
     out = run.path.parent / new_id
     # built aside and renamed into place like a Refine run: a failure leaves no version
-    staging = runs.claim(out)
-    try:
+    with runs.building(out) as staging:
         outcomes = [outcomes_by_id[o.id] for o in run.outcomes]
         refined = [dict(rows_by_id[o.id], run_id=new_id) for o in outcomes]
         write_refined(staging, refined, outcomes)
@@ -170,11 +168,7 @@ def apply_review(
             review=review_log,
             history=run_history(staging, before=new_id),
         )
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)  # ours alone (`claim` is exclusive)
-        runs.release(out)
-        raise
-    runs.finish(out)
+        runs.finish(out)
     return Applied(
         run_dir=out,
         parent=run.run_id,

@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 from filelock import FileLock, Timeout
 
-from refinery.datasets.records import read_text_file
+from refinery.datasets.records import csv_problem, read_text_file
 from refinery.errors import DataError, RefineryError
 from refinery.labels import Label
 from refinery.outcomes import Outcome
@@ -607,7 +607,7 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
             records.append((start, record))
             start = reader.line_num + 1
     except csv.Error as exc:
-        raise DataError(f"{path}:{start}: {_csv_problem(exc)}") from None
+        raise DataError(f"{path}:{start}: unreadable CSV: {csv_problem(exc)}") from None
     if not records:
         return []
     # A second BOM or padding can survive some editors' re-saves; column names are ours anyway.
@@ -651,12 +651,6 @@ def _refuse_separator(path: str | os.PathLike[str], first: Sequence[str]) -> Non
     for separator, name in ((";", "';'"), ("\t", "tabs")):
         if "id" in (cell.replace("\ufeff", "").strip() for cell in line.split(separator)):
             raise DataError(f"{Path(path).name} uses {name} as separator; save it with ','")
-
-
-def _csv_problem(exc: csv.Error) -> str:
-    if str(exc) == "unexpected end of data":
-        return "unterminated quote: a quoted cell starting in this row never ends"
-    return f"unreadable CSV: {exc}"
 
 
 def write_rows(path: str | os.PathLike[str], rows: Iterable[Mapping[str, object]]) -> Path:

@@ -1,7 +1,7 @@
 """Run folders: what a Refine run (or a review round applied to it) leaves on disk.
 
 `folder` reads and writes a run folder (`run.json`, `outcomes.jsonl`), builds it aside and renames
-it into place (`claim`, `finish`), and finds its complete neighbours;
+it into place (`claim`, `finish`, `building`), and finds its complete neighbours;
 `refined` writes the refined split and the audit trail; `changes` compares a run with the
 previous run of its split. Later stages (review apply, publish, scheduled runs) read runs only
 through this package.
@@ -12,6 +12,7 @@ from refinery.runs.folder import (
     RUN_FILE,
     IncompleteRunWarning,
     Run,
+    building,
     check_free,
     claim,
     finish,
@@ -32,6 +33,7 @@ __all__ = [
     "RUN_FILE",
     "IncompleteRunWarning",
     "Run",
+    "building",
     "check_free",
     "claim",
     "finish",

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,8 +146,26 @@ def finish(final: Path) -> Path:
 
 
 def release(final: Path) -> None:
-    """Forget that this process builds `final`: after a failure its staging is a leftover."""
+    """Forget that this process builds `final` (`finish` does, whether the rename worked)."""
     _building.discard(staging_path(final).resolve())
+
+
+@contextmanager
+def building(final: Path) -> Iterator[Path]:
+    """`claim` `final` and yield its staging folder, for the steps that write it and `finish`
+    it; if one fails, that staging folder is removed, so a failed build leaves nothing.
+
+    A staging folder whose rename failed is kept: `finish` released it, and its error names it
+    (the files in it are complete).
+    """
+    staging = claim(final)
+    try:
+        yield staging
+    except BaseException:
+        if staging.resolve() in _building:
+            shutil.rmtree(staging, ignore_errors=True)
+            release(final)
+        raise
 
 
 def incomplete_reason(folder: Path) -> str | None:

@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -225,3 +226,39 @@ def test_a_signalled_refine_stops_its_server_and_workers_and_reruns_like_a_clean
     _, err = finish(again)
     assert again.returncode == 0, err
     assert refined_split(tmp_path / "out") == clean_refine
+
+
+#: A run whose story fails in one fork worker while others still prove, then a slow clean-up.
+_FAILING_STORY = """
+import time
+from refinery import lifeline
+from refinery.parallel import run_stories
+
+def work(batch):
+    if batch == [0]:
+        raise ValueError("story 0 is bad")
+    time.sleep(3)
+    return batch
+
+if __name__ == "__main__":
+    try:
+        with lifeline.signals_raise():
+            try:
+                for _ in run_stories([0, 1, 2, 3], work, workers=4):
+                    pass
+            finally:
+                time.sleep(1.2)  # e.g. stopping a server: longer than the relay's repeat
+    except BaseException as exc:
+        print(type(exc).__name__, exc, lifeline.stopping)
+"""
+
+
+def test_stopping_the_workers_of_a_failed_run_is_not_a_signal_to_the_run(tmp_path: Path) -> None:
+    """The workers are stopped with SIGTERM; their handlers must not wake the parent's relay
+    (an inherited wakeup fd did: the run then ended "terminated", exit 143, its error lost)."""
+    script = tmp_path / "failing_story.py"
+    script.write_text(_FAILING_STORY, "utf-8")
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.stdout.strip() == "ValueError story 0 is bad 0", proc.stdout + proc.stderr

@@ -309,3 +309,50 @@ def test_a_5mb_reply_is_refused_and_never_cached(
     again = client(endpoint, cache_path=cache).complete_json(OTHER, Verdict, purpose="t")
     assert again.value == Verdict(answer="yes") and endpoint.requests == 3
     assert max(size for _, size in _cache_rows(cache)) < 1_000
+
+
+# --- (f) an outcome whose LLM call got no reply is not cached --------------------------------------
+
+
+def test_an_outcome_the_endpoint_failed_is_not_cached_and_is_retried_next_run(
+    endpoint: Endpoint, tmp_path: Path
+) -> None:
+    """A down endpoint (here a 502 page) must not be remembered as the item's outcome: the
+    next run, with the endpoint back, asks it again. An outcome without LLM calls is cached."""
+    from refinery.agents.endpoint import LLMEndpoint
+    from refinery.check import check_items
+    from refinery.prove.verdict import Budget
+    from refinery.repair import RepairConfig, cacheable
+    from refinery.repair_batches import repair_items
+    from vampire.registry import build_provers
+
+    from fakes import make_item
+
+    items = [
+        make_item(1, ["Cat(tom)"], "Dog(tom)", "True"),  # no rule settles it: the LLM is asked
+        make_item(2, ["∀x (Dog(x) → Animal(x)", "Dog(rex)"], "Animal(rex)", "True"),  # rules
+    ]
+    rows = check_items(items, prover_factory=build_provers, prover_names=["z3"], budget=Budget())
+    llm = LLMEndpoint(endpoint.base_url, "k", "m", cache_path=tmp_path / "llm.sqlite", timeout=5)
+    store = tmp_path / "outcomes.sqlite"
+    options: dict[str, Any] = {
+        "prover_factory": build_provers,
+        "prover_names": ["z3"],
+        "budget": Budget(),
+        "config": RepairConfig(agents=("rules", "llm"), llm=llm),
+        "outcome_cache": store,
+    }
+    endpoint.script = [send(b"<html>502 Bad Gateway</html>", content_type="text/html")]
+    first = repair_items(items, rows, **options)
+    failed = [o.to_dict() for o in first]
+    assert [cacheable(o) for o in failed] == [False, True]
+    calls = [c for r in failed[0]["audit"]["rounds"] for c in r["llm_calls"]]
+    assert calls and all(c["error"] and not c["raw"] for c in calls)
+    with contextlib.closing(sqlite3.connect(store)) as conn:
+        stored = conn.execute("SELECT count(*) FROM outcomes").fetchone()[0]
+    assert stored == 1  # only the rules' outcome
+
+    endpoint.script = [send(completion('{"diagnoses": []}'))]
+    asked = endpoint.requests
+    repair_items(items, rows, **options)
+    assert endpoint.requests > asked  # the failed item went back to the endpoint

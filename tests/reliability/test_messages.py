@@ -138,7 +138,8 @@ def test_c_a_row_of_the_wrong_width_or_an_open_quote_names_its_line(tmp_path: Pa
     with pytest.raises(DataError) as open_quote:
         read_queue(path)
     assert str(open_quote.value) == (
-        f"{path}:3: unterminated quote: a quoted cell starting in this row never ends"
+        f"{path}:3: unreadable CSV: unterminated quote: a quoted cell starting in this row "
+        "never ends"
     )
     # the dataset CSV reader says the same, where the quote opens
     data = tmp_path / "d.csv"
@@ -153,6 +154,14 @@ def test_c_a_row_of_the_wrong_width_or_an_open_quote_names_its_line(tmp_path: Pa
         load(data)
     assert str(folio_quote.value) == (
         f"{data}:3: unreadable CSV: unterminated quote: a quoted cell starting in this row "
+        "never ends"
+    )
+    # and so does an open quote in the header, which is line 1
+    data.write_text('"story_id,premises,premises-FOL,conclusion,label\n', "utf-8")
+    with pytest.raises(DataError) as header_quote:
+        load(data)
+    assert str(header_quote.value) == (
+        f"{data}:1: unreadable CSV: unterminated quote: a quoted cell starting in this row "
         "never ends"
     )
 

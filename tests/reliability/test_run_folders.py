@@ -108,6 +108,27 @@ def test_two_runs_cannot_claim_one_folder(tmp_path: Path) -> None:
     assert json.loads((staging / runs.RUN_FILE).read_text(encoding="utf-8"))["run_id"] == final.name
 
 
+def test_a_failed_build_removes_only_the_staging_folder_it_claimed(tmp_path: Path) -> None:
+    final = tmp_path / "split" / "20261122-011530-aaaa"
+    with pytest.raises(ValueError, match="a step failed"), runs.building(final) as staging:
+        runs.write_meta(staging, {"run_id": final.name, "kind": "refine"})
+        raise ValueError("a step failed")
+    assert list((tmp_path / "split").iterdir()) == []  # nothing left, so the name is free again
+    with runs.building(final) as staging:
+        # a second build of the same folder cannot claim it, and leaves the first one's alone
+        with (
+            pytest.raises(RefineryError, match="being written by another run"),
+            runs.building(final),
+        ):
+            pass  # pragma: no cover
+        assert staging.is_dir()
+        # a rename that fails (a folder appeared) keeps the complete files its error names
+        runs.write_meta(final, {"run_id": "other", "kind": "refine"})
+        with pytest.raises(RefineryError, match="complete files are in"):
+            runs.finish(final)
+    assert staging.is_dir()
+
+
 class Killed(RuntimeError):
     """Stands for the process dying while the report is written."""
 
@@ -124,6 +145,8 @@ def test_a_run_killed_before_its_report_is_no_run(
 
     with monkeypatch.context() as m:
         m.setattr("refinery.report.write_report", die)
+        # a killed process cleans nothing up: its staging folder stays behind (`runs.building`)
+        m.setattr("refinery.runs.folder.shutil.rmtree", lambda *args, **kwargs: None)
         with pytest.raises(Killed):
             refine_here(settings(tmp_path, "20260102-000000-bbbb"), build_provers)
     killed = split / "20260102-000000-bbbb"
