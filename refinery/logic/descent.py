@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from refinery.errors import RefineryError
 from refinery.logic.syntax import (
     And,
     Const,
@@ -78,8 +79,8 @@ _TOKEN = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _TERM
 SPELLINGS = {kind: pattern for kind, pattern in _TERMINALS}
 
 
-class _Unread(Exception):
-    """This reader cannot read the text cleanly: lark decides."""
+class _Unread(RefineryError):
+    """This reader cannot read the text cleanly: lark decides (never leaves `read`)."""
 
 
 Token = tuple[str, str, int, int]  # kind, text, start, end
