@@ -73,14 +73,35 @@ def die_with_parent(sig: int = signal.SIGTERM) -> bool:
     return True
 
 
+_STOPPING_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def forking() -> Iterator[None]:
+    """Fork workers in this block: SIGINT and SIGTERM are held in the forking thread, and a
+    worker starts with them held until `worker_started` has set its own handlers.
+
+    Without it, a run stopped while a worker was starting (its SIGTERM from `_stop`) ran the
+    parent's handler inside the child's fork hooks, which print "Exception ignored in …" on the
+    run's stderr. This process still gets its signals at once (any other thread takes them).
+    """
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def worker_started() -> None:
-    """Initializer of a fork-pool worker (see the module docstring)."""
+    """Initializer of a fork-pool worker (see the module docstring); the pool forks it inside
+    `forking`, so a stopping signal sent meanwhile is handled here, by the worker's handler."""
     # the parent's wakeup fd is inherited: a signal to this worker would wake the parent's
     # relay as if the parent had been signalled (`signals_raise`)
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _worker_terminated)
     die_with_parent(signal.SIGTERM)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING_SIGNALS)
 
 
 def _worker_terminated(signum: int, frame: FrameType | None) -> None:

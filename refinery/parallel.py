@@ -71,7 +71,8 @@ def run_stories(stories: Sequence[S], run: Callable[[list[S]], R], *, workers: i
         workers, mp_context=get_context("fork"), initializer=lifeline.worker_started
     )
     try:
-        futures = [pool.submit(run, [story]) for story in stories]
+        with lifeline.forking():  # a fork pool starts its workers at the first submit
+            futures = [pool.submit(run, [story]) for story in stories]
         for future in as_completed(futures):
             yield future.result()
     except BaseException:

@@ -262,3 +262,41 @@ def test_stopping_the_workers_of_a_failed_run_is_not_a_signal_to_the_run(tmp_pat
         [sys.executable, str(script)], capture_output=True, text=True, timeout=120
     )
     assert proc.stdout.strip() == "ValueError story 0 is bad 0", proc.stdout + proc.stderr
+
+
+#: A run whose workers are stopped while they are still starting: each one's fork hooks (Prefect
+#: registers some) are running when its SIGTERM comes.
+_STOPPED_WHILE_STARTING = """
+import os, signal, time
+from concurrent.futures.process import BrokenProcessPool
+from refinery import lifeline
+from refinery.parallel import run_stories
+
+def hook():
+    os.kill(os.getpid(), signal.SIGTERM)  # the run's _stop, while the worker is being forked
+    time.sleep(0.2)
+
+def work(batch):
+    return batch
+
+if __name__ == "__main__":
+    os.register_at_fork(after_in_child=hook)
+    with lifeline.signals_raise():
+        try:
+            print(sorted(run_stories([0, 1, 2, 3], work, workers=2)))
+        except BrokenProcessPool:
+            print("workers stopped")
+"""
+
+
+def test_a_worker_stopped_while_it_starts_stops_quietly(tmp_path: Path) -> None:
+    """A worker's signals are held from the fork until its own handlers are set: before, the
+    parent's handler ran inside the child's fork hooks and printed "Exception ignored in …"
+    on the run's stderr (seen after Ctrl-C in a refine, whose repair pool was starting)."""
+    script = tmp_path / "stopped_while_starting.py"
+    script.write_text(_STOPPED_WHILE_STARTING, "utf-8")
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.stdout.strip() == "workers stopped", proc.stdout + proc.stderr
+    assert proc.stderr == ""
