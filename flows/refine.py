@@ -17,14 +17,13 @@ summary stays readable from the state; a `refine-new-conflicts` artifact says wh
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, cast
 
 from prefect import flow, get_run_logger
 from prefect.states import Failed
 
 from flows.cluster import check_on_cluster, repair_on_cluster
-from refinery import pipeline, runs
+from refinery import pipeline
 from refinery.agents.endpoint import llm_endpoint
 from tasks.refine import (
     changes_task,
@@ -62,8 +61,7 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
             outcomes = repair_on_cluster(items, rows, settings)
         else:
             outcomes = repair_task(items, rows, settings)
-    assert settings.out_dir
-    with runs.building(Path(settings.out_dir)):  # a failed step leaves no staging folder
+    with pipeline.building(settings):  # a failed step leaves no staging folder
         written = write_outputs_task(items, outcomes, settings)
         output_validation = validate_output_task(written["outcomes"], validated)
         report = write_report_task(

@@ -6,7 +6,8 @@ temporary API server. None may outlive the run, however it ends:
 - a worker asks the kernel to send it SIGTERM when its parent dies (`PR_SET_PDEATHSIG`, Linux),
   so even a `kill -9` of the run takes the workers with it;
 - a worker leaves Ctrl-C to its parent (the terminal sends SIGINT to the whole foreground
-  group) and on SIGTERM stops its provers and exits at once, sending nothing back;
+  group) and on SIGTERM stops its provers and exits at once, sending nothing back; it is forked
+  with both signals held (`forking`), so one sent while it starts waits for those handlers;
 - the command line turns SIGTERM into `Terminated`, which unwinds like Ctrl-C, and on either
   calls `interrupted()`: every callback in `on_interrupt` (the provers' kill, Z3's interrupt)
   runs, at once, from a thread of its own (`signals_raise`).
@@ -81,9 +82,10 @@ def forking() -> Iterator[None]:
     """Fork workers in this block: SIGINT and SIGTERM are held in the forking thread, and a
     worker starts with them held until `worker_started` has set its own handlers.
 
-    Without it, a run stopped while a worker was starting (its SIGTERM from `_stop`) ran the
-    parent's handler inside the child's fork hooks, which print "Exception ignored in …" on the
-    run's stderr. This process still gets its signals at once (any other thread takes them).
+    Without it, a worker stopped while it was starting (its SIGTERM from `_stop`) ran the
+    handler it inherited inside its fork hooks: under a Prefect flow that handler raises, the
+    hook's exception was printed ("Exception ignored in …" on the run's stderr) and the stop
+    lost. This process still gets its signals at once (any other thread takes them).
     """
     held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING_SIGNALS)
     try:

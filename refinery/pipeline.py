@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -149,6 +150,13 @@ def resolve_outputs(settings: RefineSettings, loaded: LoadResult) -> RefineSetti
     return settings.model_copy(update={"out_dir": out, "review_path": review})
 
 
+def building(settings: RefineSettings) -> AbstractContextManager[Path]:
+    """Around the steps that write the run folder, up to `finish_run`: claims it, and if a step
+    fails removes its staging folder (`refinery.runs.building`)."""
+    assert settings.out_dir, "call resolve_outputs first"
+    return runs.building(Path(settings.out_dir))
+
+
 def staging_dir(settings: RefineSettings) -> Path:
     """Where the run folder is built until `finish_run` renames it to `settings.out_dir`."""
     assert settings.out_dir, "call resolve_outputs first"
@@ -223,8 +231,7 @@ def refine_here(
     with llm_endpoint(settings.agents, cache_path=settings.llm_cache_path(), choice=choice) as e:
         settings = settings.with_endpoint(e)
         outcomes = repair(items, rows, settings, factory, stage("repair", len(items)))
-    assert settings.out_dir
-    with runs.building(Path(settings.out_dir)):
+    with building(settings):
         written = write_outputs(items, outcomes, settings)
         validations = {"input": input_validation, "output": validate_output(outcomes, validated)}
         report = write_run_report(written["outcomes"], validations, settings)
@@ -249,8 +256,7 @@ def run_plain(
     items = list(loaded.items)
     rows = check(items, settings, factory)
     outcomes = repair(items, rows, settings.with_endpoint(endpoint), factory)
-    assert settings.out_dir
-    with runs.building(Path(settings.out_dir)):
+    with building(settings):
         written = write_outputs(items, outcomes, settings)
         write_run_report(written["outcomes"], {}, settings)
         finish_run(settings)

@@ -19,9 +19,8 @@ from refinery.cli.options import (
     PATH,
     PATH_TEXT,
     Args,
-    apply,
     comma_list,
-    handled_by,
+    make_command,
     option,
     prover_options,
 )
@@ -36,8 +35,7 @@ def _categories() -> tuple[str, ...]:
 def run(args: Args) -> int:
     """Parse, lint and prove every item of SOURCE...; write one verdict row per item.
 
-    SOURCE is a FOLIO .jsonl/.json/.csv file, a ProofWriter meta-*.jsonl file, or
-    hf:OWNER/NAME[:SPLIT]. Exit 1 when --fail-on names a category some item ends in.
+    Exit 1 when --fail-on names a category some item ends in.
     """
     from rich.console import Console
 
@@ -223,10 +221,9 @@ def _print_summary(
     console.print(f"verdicts from cache: {cached}/{len(rows)} items")
 
 
-command = apply(
-    click.command(
-        "check", help=run.__doc__, short_help="parse, lint and prove every item; write verdicts"
-    ),
+command = make_command(
+    "check",
+    run,
     click.argument("sources", nargs=-1, required=True, type=PATH_TEXT, metavar="SOURCE..."),
     option(
         "--out", type=PATH, help="output folder (default: data/refined/<dataset>/<split>/check)"
@@ -259,4 +256,6 @@ command = apply(
         is_flag=True,
         help="print a machine-readable summary (counts per category, agreement, files) on stdout",
     ),
-)(handled_by(run))
+    short_help="parse, lint and prove every item; write verdicts",
+    source=True,
+)

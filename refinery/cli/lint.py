@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from refinery.cli.options import PATH, Args, apply, handled_by
+from refinery.cli.options import PATH, Args, make_command
 
 
 def run(args: Args) -> int:
@@ -32,7 +32,9 @@ def run(args: Args) -> int:
     return 1 if errors else 0
 
 
-command: click.Command = apply(
-    click.command("lint", help=run.__doc__, short_help="parse and lint a file of FOL formulas"),
+command = make_command(
+    "lint",
+    run,
     click.argument("file", type=PATH),
-)(handled_by(run))
+    short_help="parse and lint a file of FOL formulas",
+)

@@ -7,6 +7,7 @@ handlers stay plain functions that tests and other commands can call.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -22,6 +23,12 @@ from refinery import config
 Args = SimpleNamespace
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: What a command that reads a dataset says about its SOURCE (`make_command(source=True)`).
+SOURCE_HELP = (
+    "SOURCE is a FOLIO .jsonl/.json/.csv file, a ProofWriter meta-*.jsonl file, or "
+    "hf:OWNER/NAME[:SPLIT]."
+)
 
 #: A path option or argument: no check at parse time (the command says what is wrong with it).
 PATH = click.Path(path_type=Path)
@@ -43,6 +50,31 @@ def handled_by(handler: Callable[[Args], int]) -> Callable[..., int]:
         return handler(Args(**values))
 
     return callback
+
+
+def make_command(
+    name: str,
+    handler: Callable[[Args], int],
+    *params: Callable[[Any], Any],
+    short_help: str | None = None,
+    source: bool = False,
+) -> click.Command:
+    """The command `name` running `handler` with `params` (options, arguments), in help order.
+
+    Its help is the handler's docstring, with what SOURCE may be after the first paragraph when
+    `source`; its one-line help `short_help`, else the docstring's first sentence.
+    """
+    doc = inspect.cleandoc(handler.__doc__ or "")
+    if source:
+        first, _, rest = doc.partition("\n\n")
+        doc = "\n\n".join(p for p in (first, SOURCE_HELP, rest) if p)
+    if short_help is None:
+        sentence = doc.split(". ")[0].split("\n\n")[0].rstrip(".")
+        short_help = sentence[:1].lower() + sentence[1:]
+    command: click.Command = apply(click.command(name, help=doc, short_help=short_help), *params)(
+        handled_by(handler)
+    )
+    return command
 
 
 def apply(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -108,6 +140,17 @@ def comma_list(names: Callable[[], Iterable[str]]) -> Callable[..., list[Complet
     return complete
 
 
+def one_of(*values: str) -> Callable[..., list[CompletionItem]]:
+    """Shell completion for an option whose usual values are `values` (others are allowed)."""
+
+    def complete(
+        ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[CompletionItem]:
+        return [CompletionItem(v) for v in values if v.startswith(incomplete)]
+
+    return complete
+
+
 def _prover_names() -> Iterable[str]:
     from vampire.registry import KNOWN
 
@@ -156,11 +199,7 @@ def prover_options(*, workers: bool = True) -> Callable[[Any], Any]:
                 default="local",
                 callback=_task_runner,
                 metavar="local|dask|dask://HOST:PORT|ray|ray://HOST:PORT",
-                shell_complete=lambda ctx, param, incomplete: [
-                    CompletionItem(name)
-                    for name in ("local", "dask", "ray")
-                    if name.startswith(incomplete)
-                ],
+                shell_complete=one_of("local", "dask", "ray"),
                 help="where story batches run: this machine's pool (default), a new local Dask or "
                 "Ray cluster of --workers processes, or an existing one; anything but local runs "
                 "through Prefect",
@@ -182,9 +221,7 @@ def refine_options(f: Any) -> Any:
             "--agents",
             default="rules",
             show_default=True,
-            shell_complete=lambda ctx, param, incomplete: [
-                CompletionItem(v) for v in ("rules", "rules,llm") if v.startswith(incomplete)
-            ],
+            shell_complete=one_of("rules", "rules,llm"),
             help="rules | rules,llm: the LLM critic is opt-in and needs --llm",
         ),
         option(
@@ -223,13 +260,6 @@ def refine_options(f: Any) -> Any:
         ),
         option("--no-cache", is_flag=True, help="ignore the verdict and LLM caches"),
     )(f)
-
-
-#: What `refine` and `schedule` say about SOURCE.
-SOURCE_HELP = (
-    "SOURCE is a FOLIO .jsonl/.json/.csv file, a ProofWriter meta-*.jsonl file, or "
-    "hf:OWNER/NAME[:SPLIT]."
-)
 
 
 def refine_settings(args: Args, **overrides: Any) -> Any:

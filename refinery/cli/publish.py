@@ -12,7 +12,7 @@ import re
 
 import click
 
-from refinery.cli.options import PATH, Args, apply, handled_by, option
+from refinery.cli.options import PATH, Args, make_command, option
 
 # The Hub's OWNER/NAME, matched whole (fullmatch, ASCII): no newline, space or control character
 # may ride along into a folder name or an upload.
@@ -63,12 +63,9 @@ def run(args: Args) -> int:
     return 0
 
 
-command: click.Command = apply(
-    click.command(
-        "publish",
-        help=run.__doc__,
-        short_help="build a Hub-ready dataset folder (refined, clean and changes configs; card)",
-    ),
+command = make_command(
+    "publish",
+    run,
     click.argument("run_dir", type=PATH, metavar="RUN_DIR"),
     option("--repo-id", required=True, callback=repo_id, help="Hub dataset repository, OWNER/NAME"),
     option("--out", type=PATH, help="publish folder (default: data/published/<OWNER>/<NAME>)"),
@@ -80,4 +77,5 @@ command: click.Command = apply(
     option("--license", help="Hub license id (default: the License: line beside the source)"),
     option("--tag", help="release tag (default: v<version>)"),
     option("--push", is_flag=True, help="upload to the Hub as one commit, then tag it"),
-)(handled_by(run))
+    short_help="build a Hub-ready dataset folder (refined, clean and changes configs; card)",
+)

@@ -12,18 +12,15 @@ import os
 import sys
 from typing import Any
 
-import click
-
 from refinery import config
-from refinery.cli.options import Args, apply, handled_by, option, refine_options, refine_settings
+from refinery.cli.options import Args, make_command, option, refine_options, refine_settings
 
 
 def run(args: Args) -> int:
     """Check, repair and write the refined split, the review queue and the report.
 
-    SOURCE is a FOLIO .jsonl/.json/.csv file, a ProofWriter meta-*.jsonl file, or
-    hf:OWNER/NAME[:SPLIT]. The run is a Prefect flow (on a temporary server unless Prefect's
-    settings name one); --no-prefect runs the same steps in this process.
+    The run is a Prefect flow (on a temporary server unless Prefect's settings name one);
+    --no-prefect runs the same steps in this process.
     """
     from rich.console import Console
 
@@ -91,12 +88,9 @@ def _quiet_libraries(*, verbose: bool) -> None:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 
-command: click.Command = apply(
-    click.command(
-        "refine",
-        help=run.__doc__,
-        short_help="check, repair and write the refined split, review queue and report",
-    ),
+command = make_command(
+    "refine",
+    run,
     refine_options,
     option("--out", help="run folder (default: data/refined/<dataset>/<split>/<run>)"),
     option(
@@ -113,4 +107,6 @@ command: click.Command = apply(
     option("--json", is_flag=True, help="print the run summary as JSON (stdout) instead"),
     option("--quiet", is_flag=True, help="no progress bars (they go to stderr)"),
     option("--verbose", is_flag=True, help="show Prefect's and great-expectations' own logs"),
-)(handled_by(run))
+    short_help="check, repair and write the refined split, review queue and report",
+    source=True,
+)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from refinery.cli.options import PATH, Args, apply, handled_by, option
+from refinery.cli.options import PATH, Args, make_command, option
 
 
 def run(args: Args) -> int:
@@ -54,12 +54,9 @@ def run(args: Args) -> int:
     return 0
 
 
-command: click.Command = apply(
-    click.command(
-        "rescore",
-        help=run.__doc__,
-        short_help="score predictions against a run's or a release's original and refined labels",
-    ),
+command = make_command(
+    "rescore",
+    run,
     click.argument("predictions", type=PATH, metavar="PREDICTIONS"),
     option(
         "--against",
@@ -74,4 +71,5 @@ command: click.Command = apply(
         help="score only the clean subset: items verified, repaired or reviewed",
     ),
     option("--out", type=PATH, metavar="FILE", help="also write the scores as JSON"),
-)(handled_by(run))
+    short_help="score predictions against a run's or a release's original and refined labels",
+)

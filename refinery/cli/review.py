@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from refinery import config
-from refinery.cli.options import PATH, Args, Group, apply, handled_by, option, prover_options
+from refinery.cli.options import PATH, Args, Group, make_command, option, prover_options
 from refinery.errors import RefineryError
 
 
@@ -200,15 +200,9 @@ def _agreement(args: Args) -> int:
 
 def _subcommand(name: str, handler: Any, *params: Any, provers: bool = False) -> click.Command:
     """A `review` subcommand: --queue, the prover options where it proves, then its own."""
-    doc = handler.__doc__ or ""
     queue = option("--queue", type=PATH, help="review CSV (default: the only review/*.csv)")
-    first = doc.split(". ")[0].rstrip(".")
-    short = first[:1].lower() + first[1:]
-    decorators = [click.command(name, help=doc, short_help=short), queue]
-    if provers:
-        decorators.append(prover_options(workers=False))
-    command: click.Command = apply(*decorators, *params)(handled_by(handler))
-    return command
+    shared = [queue, prover_options(workers=False)] if provers else [queue]
+    return make_command(name, handler, *shared, *params)
 
 
 _REVIEWER = option("--reviewer", help="your name (default: $USER)")

@@ -13,14 +13,11 @@ import os
 import sys
 from pathlib import Path
 
-import click
-
 from refinery import config
 from refinery.cli.options import (
     PATH,
     Args,
-    apply,
-    handled_by,
+    make_command,
     option,
     refine_options,
     refine_settings,
@@ -30,10 +27,9 @@ from refinery.cli.options import (
 def run(args: Args) -> int:
     """Serve `refine/NAME` with a cron schedule on the Prefect API in PREFECT_API_URL (blocks).
 
-    SOURCE is a FOLIO .jsonl/.json/.csv file, a ProofWriter meta-*.jsonl file, or
-    hf:OWNER/NAME[:SPLIT]. Each run writes a new run folder under RUNS_DIR/<dataset>/<split>/,
-    reports the changes since the previous run (changes.md, artifact refine-changes) and ends
-    Failed when an item needs review that the previous run did not flag.
+    Each run writes a new run folder under RUNS_DIR/<dataset>/<split>/, reports the changes
+    since the previous run (changes.md, artifact refine-changes) and ends Failed when an item
+    needs review that the previous run did not flag.
     """
     settings = refine_settings(
         args,
@@ -64,12 +60,9 @@ def _absolute_source(source: str) -> str:
     return str(path.resolve()) if path.exists() else source
 
 
-command: click.Command = apply(
-    click.command(
-        "schedule",
-        help=run.__doc__,
-        short_help="serve the refine flow on a cron schedule (a Prefect deployment; blocks)",
-    ),
+command = make_command(
+    "schedule",
+    run,
     refine_options,
     option("--cron", default=config.DEFAULT_CRON, show_default=True, help="cron schedule, UTC"),
     option("--name", default=config.DEFAULT_DEPLOYMENT, show_default=True, help="deployment name"),
@@ -86,4 +79,6 @@ command: click.Command = apply(
         show_default=True,
         help="end a run Failed when it finds new conflicts",
     ),
-)(handled_by(run))
+    short_help="serve the refine flow on a cron schedule (a Prefect deployment; blocks)",
+    source=True,
+)

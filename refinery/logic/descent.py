@@ -76,7 +76,7 @@ _TERMINALS = (
 _TOKEN = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _TERMINALS))
 
 #: Every operator spelling this reader knows, by terminal (a test compares it with the grammar's).
-SPELLINGS = {kind: pattern for kind, pattern in _TERMINALS}
+SPELLINGS = dict(_TERMINALS)
 
 
 class _Unread(RefineryError):
@@ -108,7 +108,6 @@ class _Reader:
     covers (lark's `propagate_positions`)."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
         self.toks = _tokens(text)
         self.i = 0
         self.level = 0
