@@ -365,8 +365,13 @@ def _try(
     for other in passed:
         if other is not first:
             other.entry.update(why="also passes")
+    # an edit of the conclusion decides the label itself: any other passing meaning, however
+    # it reads, is a rival (`¬Filmmaker(x)` inside ∃ beside a guessed ¬ around the whole ∃)
+    pool = passed if any(e["where"] == "conclusion" for e in first.entry["edits"]) else tied
     rivals = [
-        p for p in tied[1:] if of_meaning(p.source) and _fol(p.state.item) != _fol(first.state.item)
+        p
+        for p in pool
+        if p is not first and of_meaning(p.source) and _fol(p.state.item) != _fol(first.state.item)
     ]
     if rivals and of_meaning(first.source):
         # two different meanings both prove the gold label: the sentence must decide
@@ -492,9 +497,11 @@ def _outcome(
     label_issue = review and final.row["category"] == "label_mismatch" and quality < BLAME
     if label_issue and label_score(reading) >= BLAME:
         # the FOL misreads its sentences, but the rules' readings of it still miss the gold
-        # label: the label they prove is the suggestion (none if they disagree)
+        # label: the label they prove is the suggestion; where they disagree, the one the FOL
+        # as written proves, if a reading proves it too (else none)
         tried = _refuting_labels(rounds, item.label)
-        suggested = tried.pop() if len(tried) == 1 else ""
+        written = final.row["label"]
+        suggested = tried.pop() if len(tried) == 1 else written if written in tried else ""
     elif label_issue:
         suggested = final.row["label"]  # well-read FOL keeps proving this label
     elif review and final.row["category"] == "label_mismatch":

@@ -1,8 +1,9 @@
 """Meaning-level repairs through the whole loop (`repair_item`), with real provers (Z3 and E).
 
 A meaning edit is applied only when it reads its sentence better, answers a strong finding,
-names the place the sentence means, leaves the conclusion alone and is the only edit of its
-meaning that proves the gold label; otherwise it stays a proposal (`unconfirmed_repair`). A label
+names the place the sentence means, changes the conclusion only where it plainly misreads its
+sentence (and then no other passing edit may differ) and is the only edit of its meaning that
+proves the gold label; otherwise it stays a proposal (`unconfirmed_repair`). A label
 mismatch suggests another label only when the formulas that decide it read their sentences.
 Every item runs with its story's formulas (`story_fol`), as `repair_batch` passes them.
 """
@@ -229,14 +230,15 @@ def test_a_meaning_edit_that_reads_no_better_is_not_re_checked(checker: Checker)
             ("premises[0]", "∀x (Penguin(x) → ¬Fly(x))", "fix_negation"),
             "the rule could not tell which part the sentence means: a proposal for review",
         ),
-        # the conclusion is what the label is about: changing it may hide a wrong label
+        # the conclusion is what the label is about: changing it on a weak finding ("either
+        # … or" read as ⊕, 0.55) may hide a wrong label
         (
-            ["Tall(ann)", "¬Rich(ann)"],
+            ["Tall(ann)", "Rich(ann)"],
             "Tall(ann) ∨ Rich(ann)",
             "False",
-            ["Ann is tall.", "Ann is not rich."],
-            "Ann is tall and rich.",
-            ("conclusion", "Tall(ann) ∧ Rich(ann)", "switch_connective"),
+            ["Ann is tall.", "Ann is rich."],
+            "Ann is either tall or rich.",
+            ("conclusion", "Tall(ann) ⊕ Rich(ann)", "switch_connective"),
             "changes what the conclusion says: a proposal for review",
         ),
     ],
@@ -396,6 +398,41 @@ def test_an_edit_that_still_misreads_its_sentence_is_no_rival_to_one_that_reads(
     ]
 
 
+def test_a_conclusion_that_plainly_misreads_its_sentence_is_repaired(checker: Checker) -> None:
+    # "and" written ∨ (0.80): the one reading the sentence asks for proves the gold label
+    item = _item(
+        ["Tall(ann)", "¬Rich(ann)"],
+        "Tall(ann) ∨ Rich(ann)",
+        "False",
+        ["Ann is tall.", "Ann is not rich."],
+        "Ann is tall and rich.",
+    )
+    out = _run(checker, item)
+    assert (out.status, out.repaired_by) == (Status.REPAIRED, "switch_connective")
+    assert out.refined_conclusion_fol == "Tall(ann) ∧ Rich(ann)"
+    assert out.label == "False" and out.suggested_label == ""
+
+
+def test_a_conclusion_edit_with_any_other_passing_meaning_is_ambiguous(checker: Checker) -> None:
+    # "not directed by a filmmaker from Kirkland" lost its ¬: ¬Filmmaker(x) inside the ∃ reads
+    # as well as the guessed ¬ around the whole ∃, and both prove the gold label — for the
+    # conclusion, which decides the label, that is a rival however it ranks
+    item = _item(
+        ["Filmmaker(bob) ∧ From(bob, kirkland)", "∀x (DirectedBy(film, x) → x = ann)",
+         "Filmmaker(ann) ∧ ¬From(ann, kirkland)"],
+        "∃x (Filmmaker(x) ∧ From(x, kirkland) ∧ DirectedBy(film, x))",
+        "True",
+        ["Bob is a filmmaker from Kirkland.", "Film is directed by Ann alone.",
+         "Ann is a filmmaker not from Kirkland."],
+        "Film is not directed by a filmmaker from Kirkland.",
+    )  # fmt: skip
+    out = _run(checker, item)
+    assert (out.status, out.reason) == (Status.NEEDS_REVIEW, Reason.UNCONFIRMED_REPAIR)
+    assert out.edits == () and out.refined_conclusion_fol == item.conclusion_fol
+    passing = [c for c in _candidates(out) if c.get("category") == "verified"]
+    assert len(passing) >= 2 and all(c["why"] == AMBIGUOUS for c in passing)
+
+
 def test_a_refuted_misreading_suggests_the_label_its_reading_proves(checker: Checker) -> None:
     # the ∨ misreads "and", but the ∧ the sentence asks for proves True, not the gold False:
     # the label is wrong either way, and the suggestion is what the right reading proves
@@ -406,6 +443,27 @@ def test_a_refuted_misreading_suggests_the_label_its_reading_proves(checker: Che
     assert (out.status, out.reason) == (Status.NEEDS_REVIEW, Reason.LABEL_MISMATCH)
     assert out.prover_label == "Uncertain"  # what the misread FOL proves
     assert (out.suggested_label, out.is_label_issue) == ("True", True)
+
+
+def test_readings_that_disagree_suggest_the_label_the_written_fol_proves_if_one_does(
+    checker: Checker,
+) -> None:
+    # each ∨ misreads "and"; read right alone, the first proves True, the second leaves the
+    # conclusion open (Uncertain, as the FOL as written does); neither proves the gold False
+    item = _item(
+        ["Tall(ann) ∨ Rich(ann)", "Rich(ann) ∨ Smart(ann)"],
+        "Tall(ann)",
+        "False",
+        ["Ann is tall and rich.", "Ann is rich and smart."],
+        "Ann is tall.",
+    )
+    out = _run(checker, item)
+    assert (out.status, out.reason, out.prover_label) == (
+        Status.NEEDS_REVIEW, Reason.LABEL_MISMATCH, "Uncertain"
+    )  # fmt: skip
+    proved = {str(c["label"]) for c in _candidates(out) if c.get("category") == "label_mismatch"}
+    assert proved == {"True", "Uncertain"}
+    assert (out.suggested_label, out.is_label_issue) == ("Uncertain", True)
 
 
 # -- (d) every deciding formula reads its sentence: the label is suspected ------------------

@@ -5,7 +5,8 @@ whether what the candidate does reads right. A meaning-level edit (a meaning rul
 LLM's) must not make a formula read worse against its sentence, and must make one read better;
 an edit that passes is applied on its own only when it settles the item (`unsettled`): the
 formulas it edits read right after it, and, for a meaning rule, the finding it answers was
-strong, the rule knew where to act, and it leaves the conclusion alone.
+strong, the rule knew where to act, and it changes the conclusion only where the conclusion
+plainly misreads its sentence.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from refinery.agents.alignment import ISSUE, NAME_DRIFT, align_formula
 from refinery.agents.models import LLM_SOURCE, Edit, Findings
 from refinery.agents.repairs import MEANING_RULES
 from refinery.agents.repairs.near_names import TAG as NEAR_NAMES
-from refinery.logic.parse import parses
-from refinery.logic.syntax import Not, Pred
 
 AMBIGUOUS = "ambiguous: another edit of different meaning also proves the gold label"
 #: An edit is applied on its own only if every formula it changes reads its sentence better than
@@ -32,12 +31,14 @@ def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: fl
         return MISREADS
     if not of_meaning(source):
         return None
-    plain = before >= ISSUE and all(_literal(e.before) for e in candidate)
-    if source != NEAR_NAMES.name and any(e.where == "conclusion" for e in candidate) and not plain:
+    conclusion = any(e.where == "conclusion" for e in candidate)
+    plain = before >= (CONFIRM if source in MEANING_RULES else ISSUE)  # the model's: stricter
+    if source != NEAR_NAMES.name and conclusion and not plain:
         # the label is a claim about the conclusion: changing what the conclusion says until
         # the label holds is as likely to hide a wrong label as to fix a formula — unless the
-        # conclusion is one fact its sentence plainly misreads ("System 7 is not a band" as
-        # Band(system7)), where there is nothing else to change
+        # conclusion plainly misreads its sentence ("System 7 is not a band" as Band(system7)),
+        # and no other reading passes (the gate counts every passing edit a rival of a
+        # conclusion edit, `refinery.repair`)
         return "changes what the conclusion says: a proposal for review"
     if source not in MEANING_RULES:
         return None  # the LLM's edit of a premise: the gate and the reading settle it
@@ -46,12 +47,6 @@ def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: fl
     if any(e.guess for e in candidate):
         return "the rule could not tell which part the sentence means: a proposal for review"
     return None
-
-
-def _literal(text: str) -> bool:
-    """Whether `text` is one atom, or its negation."""
-    formula = parses(text)
-    return isinstance(formula.body if isinstance(formula, Not) else formula, Pred)
 
 
 def read_edits(

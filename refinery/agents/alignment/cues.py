@@ -14,6 +14,7 @@ Each cue keeps the token position where it starts, so a finding can point at the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from refinery.agents.alignment.words import tokens
@@ -133,3 +134,21 @@ def read_sentence(text: str) -> Sentence:
         iff=" if and only if " in joined,
         unless=" unless " in joined,
     )
+
+
+def denials(words: Sequence[str]) -> tuple[str, ...]:
+    """The negation cues among `words`, less the "not" of "but not both" and "whether or not",
+    and the "no" of a number ("No. 9").
+
+    >>> denials(["if", "not", "a", "then", "a", "or", "b", "but", "not", "both"])
+    ('not',)
+    """
+    out = []
+    for i, w in enumerate(words):
+        after, before = tuple(words[i + 1 : i + 2]), tuple(words[max(0, i - 1) : i])
+        if w not in NEGATION_WORDS or (w == "not" and (after == ("both",) or before == ("or",))):
+            continue
+        if w == "no" and after[:1] and after[0].isdigit():
+            continue
+        out.append(w)
+    return tuple(out)

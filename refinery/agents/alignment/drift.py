@@ -1,9 +1,11 @@
 """Names that drift across a story beyond case: `IsNovel`/`Novel`, `stPierre`/`pierre`, `lifeOf`/`liveOf`.
 
 Two names of one kind (and arity) are near-duplicates when they differ only in case, by a plural
-ending, by filler words (`Is`, `st`), or by at most two letters in one word of four letters or
-more — unless the sentences use both spellings as distinct words (`Dessert`/`Desert`), which
-makes them two names, or the difference is a number (`year2010`/`year2012`).
+ending, by filler words (`Is`, `st`), by at most two letters in one word of four letters or
+more, or by the last letter of a short word that only one of the spellings has in the sentences
+(`InNF`/`InNFL` beside "NFL", `CanD`/`CanDo` beside "can do") — unless the sentences use both
+spellings as distinct words (`Dessert`/`Desert`), which makes them two names, or the difference
+is a number (`year2010`/`year2012`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ def near_duplicates(
     ...     ("predicate", "liveOf", 2), ("predicate", "Student", 1), ("predicate", "Students", 1)])
     >>> [(d.first, d.second) for d in found]
     [('pierre', 'stPierre'), ('IsNovel', 'Novel'), ('Student', 'Students'), ('lifeOf', 'liveOf')]
+    >>> [(d.first, d.second) for d in near_duplicates(
+    ...     [("predicate", "InNF", 2), ("predicate", "InNFL", 2)], ["in", "the", "nfl"])]
+    [('InNF', 'InNFL')]
     """
     words = list(sentence_words)
     unique = sorted(set(names))
@@ -47,7 +52,9 @@ def near_duplicates(
     out = []
     for i, (kind, a, arity) in enumerate(unique):
         for kind_b, b, arity_b in unique[i + 1 :]:
-            if (kind_b, arity_b) != (kind, arity) or not near(a, b):
+            if (kind_b, arity_b) != (kind, arity):
+                continue
+            if not near(a, b) and not _clipped(a, b, words):
                 continue
             if _two_words(a, b, words):
                 continue
@@ -87,6 +94,21 @@ def near(a: str, b: str) -> bool:
         and x[0] == y[0]
         and edit_distance(x, y) <= 2
     )
+
+
+def _clipped(a: str, b: str, sentence_words: list[str]) -> bool:
+    """Whether the names differ by the last letter of one word (`NF`/`NFL`, `D`/`Do`) and the
+    sentences say only the longer word: the shorter is a slip of the key, not a word."""
+    wa, wb = name_words(a), name_words(b)
+    if len(wa) != len(wb) or len(wa) < 2:
+        return False  # a one-word name cut short is as likely another word (`Pet`/`Pets` aside)
+    differ = [(x, y) for x, y in zip(wa, wb, strict=True) if x != y]
+    if len(differ) != 1:
+        return False
+    short, long = sorted(differ[0], key=len)
+    if long[:-1] != short or not long[-1].isalpha():
+        return False
+    return long in sentence_words and short not in sentence_words
 
 
 def _two_words(a: str, b: str, sentence_words: list[str]) -> bool:

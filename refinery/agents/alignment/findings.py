@@ -7,16 +7,22 @@ does not say what the sentence says. Scores were set on FOLIO v2 *train* (see
 low, so it informs a reader without blaming the formula. The kinds:
 
 - `negation_missing` / `negation_extra`: the sentence negates and the formula does not, or the
-  reverse (a negative word absorbed into a name, `CanWatchWithout`, counts as a negation);
-- `quantifier`: ∀ where the sentence says "some", ∃ where it says "all" (or states a general fact);
-- `and_as_or` / `or_as_and`: ∨ where the sentence has no "or", no ∨ where it has one;
+  reverse (a negative word absorbed into a name, `CanWatchWithout`, counts as a negation); also
+  per side of a rule ("if not A, then not B" as `A → ¬B`);
+- `quantifier`: ∀ where the sentence says "some", ∃ where it says "all" (or states a general
+  fact), ∀ over a fact about a named thing ("Aberdeen has once won a cup");
+- `and_as_or` / `or_as_and`: ∨ where the sentence has no "or" (a negated ∨ where it has no
+  "nor" either; more ∨ than its "or"s and list commas), no ∨ where it has one;
 - `exclusive_or`: ⊕ / ∨ / ↔ against "but not both", "or both", "both … or neither", "either";
 - `implication_missing` / `implication_reversed`: "all A are B" or "if A then B" without →, or
-  with its sides swapped (also "A only if B", "B if A");
+  with its sides swapped (also "A only if B", "B if A"; read by the words one side of the
+  sentence has alone: "all *sci-fi* movies are movies");
 - `argument_order`: `R(b, a)` where the sentence reads "a … R … b" (and is not passive);
 - `conjunct_missing`: a sentence joined by "and" written as a single atom;
 - `word_unsymbolised`: a content word the story has a predicate for, absent from the formula (a
   dropped conjunct: "loyal and friendly" as `Loyal(x)`);
+- `entity_unsymbolised`: a name the sentence says ("Baked by Melissa", a capitalised word that is
+  no English word) that the story has as a constant, absent from the formula;
 - `symbol_ungrounded`: a constant no word of the sentence names.
 """
 
@@ -26,11 +32,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from refinery.agents.alignment.cues import KINDS, NEGATION_WORDS, Sentence, read_sentence
+from refinery.agents.alignment.cues import KINDS, NEGATION_WORDS, Sentence, denials, read_sentence
 from refinery.agents.alignment.drift import near
 from refinery.agents.alignment.shape import Atom, Shape
 from refinery.agents.alignment.words import (
     content,
+    english,
+    joined,
     name_words,
     plain,
     same_word,
@@ -91,6 +99,7 @@ def mismatches(
         *_connectives(sentence, shape),
         *_implication(sentence, shape),
         *_negated_condition(sentence, shape),
+        *_negated_side(sentence, shape),
         *_argument_order(sentence, shape),
         *_unsymbolised(sentence, shape, story_predicates or {}),
         *_entities(sentence, shape, story_constants),
@@ -261,6 +270,14 @@ def _quantifier(s: Sentence, f: Shape) -> list[Mismatch]:
                 "∀x (A(x) ∧ B(x)) says everything is an A: a rule wants →",
             )
         ]
+    ground = f.constants and not (f.implications or f.iffs or f.ors or f.xors or f.existential)
+    if ground and f.universal and not (s.universal or s.conditional or s.negations or rule):
+        # "Aberdeen has once won a cup" as ∀x WonCup(aberdeen, x): a fact about a named thing,
+        # with no "all", "every" or "if", made a claim about everything
+        return [
+            _q(0.6, (), "∀", f"the sentence states a fact about {f.constants[0]}, the formula "
+               "makes it hold for everything (∀)")
+        ]  # fmt: skip
     generic = not some and not every and not f.constants and f.existential and not f.universal
     if generic and not s.negations:
         return [_q(0.55, (), "∃", "the sentence states a general fact but the formula says ∃")]
@@ -299,6 +316,31 @@ def _connectives(s: Sentence, f: Shape) -> list[Mismatch]:
                 tuple(s.words[i] for i in s.ands),
                 ("∨",),
                 "the formula says ∨ but the sentence has no 'or'",
+            )
+        )
+    elif f.negated_ors and not disjunctive and "neither" not in s.words:
+        # "No fears lead to terror" as ¬(Terror(y) ∨ LeadTo(x, y)): ¬(A ∨ B) is "neither A nor
+        # B", and the sentence says neither "or" nor "nor"
+        out.append(
+            Mismatch(
+                "and_as_or",
+                0.6,
+                tuple(s.words[i] for i in s.negations),
+                ("¬∨",),
+                "the formula negates an ∨ but the sentence has no 'or' or 'nor'",
+            )
+        )
+    elif s.ors and not s.either and f.or_links > len(s.ors) + s.text.count(",") + len(s.ands):
+        # "a creepy haunted house or a terrifying building on Halloween" as A ∨ B ∨ C: more ∨
+        # than the sentence has "or"s and list commas (or "and"s, which a rule's condition and
+        # a classification may write as ∨)
+        out.append(
+            Mismatch(
+                "and_as_or",
+                0.55,
+                ("or",),
+                ("∨",),
+                f"the formula has {f.or_links} ∨, the sentence {len(s.ors)} 'or' and no list",
             )
         )
     joined = f.ands + f.ors + f.xors + f.iffs + len(f.implications)
@@ -396,18 +438,32 @@ def _implication(s: Sentence, f: Shape) -> list[Mismatch]:
             )
         ]
     rule = f.implications[0]
-    if rule.antecedent & rule.consequent:
-        return []  # a predicate on both sides: no direction to read
     if _contrapositive(s, f):
         return []  # "if not A, then not B" written B → A: read right
-    # names on one side only: the constants a rule shares across (`Like(susan, …)` → `Student
-    # (susan)`) say nothing about its direction
-    shared = rule.antecedent_constants & rule.consequent_constants
-    ante = rule.antecedent | (rule.antecedent_constants - shared)
-    cons = rule.consequent | (rule.consequent_constants - shared)
+    # names on one side only: a predicate or a constant on both sides (`RoomFor(x, dessert) →
+    # RoomFor(x, broccoli)`, `Like(susan, …)` → `Student(susan)`) says nothing about direction
+    shared = (
+        (rule.antecedent & rule.consequent)
+        | {
+            c
+            for c in rule.antecedent_constants | rule.consequent_constants
+            for d in (rule.consequent_constants | rule.antecedent_constants) - {c}
+            if near(c, d)
+        }
+        | (rule.antecedent_constants & rule.consequent_constants)
+    )  # one name, or spelled two ways
+    ante = (rule.antecedent | rule.antecedent_constants) - shared
+    cons = (rule.consequent | rule.consequent_constants) - shared
     straight = _fit(ante, condition) + _fit(cons, result)
     swapped = _fit(ante, result) + _fit(cons, condition)
-    if swapped > straight + 1 and _fit(cons, condition) > 0:
+    # the words one side of the sentence has and the other lacks ("all *sci-fi* movies are
+    # movies"): a rule whose sides fit only the other way round is reversed
+    only_condition = [w for w in joined(condition) if not any(same_word(w, r) for r in result)]
+    only_result = [w for w in joined(result) if not any(same_word(w, c) for c in condition)]
+    exclusive = _fit(cons, only_condition) > 0 and not (
+        _fit(ante, only_condition) or _fit(cons, only_result)
+    )
+    if (swapped > straight + 1 and _fit(cons, condition) > 0) or exclusive:
         return [
             Mismatch(
                 "implication_reversed",
@@ -476,6 +532,32 @@ def _negated_condition(s: Sentence, f: Shape) -> list[Mismatch]:
     return []
 
 
+def _negated_side(s: Sentence, f: Shape) -> list[Mismatch]:
+    """ "If John is not a PhD student, he is not a member" as `PhDStudent(john) → ¬Member(john)`:
+    a side of the rule that the sentence negates, written without a ¬ (nor a negative name) —
+    unless the formula negates the other side instead, which may be the contrapositive."""
+    sides = _clauses(s)
+    if sides is None or len(f.implications) != 1 or f.negations == 0:
+        return []  # no ¬ at all is `_negation`'s case
+    rule = f.implications[0]
+    said = [bool(denials(side)) for side in sides]
+    written = [
+        negated or any(not _NAME_NEGATIONS.isdisjoint(name_words(p)) for p in predicates)
+        for negated, predicates in (
+            (rule.negated_antecedent, rule.antecedent),
+            (rule.negated_consequent, rule.consequent),
+        )
+    ]
+    for k, name in ((0, "condition"), (1, "result")):
+        if said[k] and not written[k] and not (written[1 - k] and not said[1 - k]):
+            cues = denials(sides[k])
+            return [
+                _missing(0.6, cues, f"the sentence negates the rule's {name} ({cues[0]!r}), "
+                         "the formula does not")
+            ]  # fmt: skip
+    return []
+
+
 def _clauses(s: Sentence) -> tuple[list[str], list[str]] | None:
     """(condition words, result words) of a rule-shaped sentence, or None."""
     words = list(s.words)
@@ -487,6 +569,9 @@ def _clauses(s: Sentence) -> tuple[list[str], list[str]] | None:
         i = words.index(cue)
         if "only" in words[:i]:  # "A only if B", "A would only … if B": A → B
             return [w for w in words[:i] if w != "only"], words[i + 1 :]
+        if "then" in words[i + 1 :]:  # "(A, and) if B, then C": the rule is B → C
+            then = words.index("then", i + 1)
+            return words[i + 1 : then], words[then + 1 :]
         head, _, tail = s.text.partition(",")
         comma = tokens(head) if tail else []
         if i < len(comma):  # "If A, (then) B": the condition ends at the comma
@@ -506,7 +591,10 @@ def _clauses(s: Sentence) -> tuple[list[str], list[str]] | None:
         if verbs and not _RELATIVE.isdisjoint(rest[: verbs[0]]):
             verbs = verbs[-1:]  # "all squirrels that can be spotted … are skittish": the last verb
         if verbs and verbs[0]:
-            return rest[: verbs[0]], rest[verbs[0] + 1 :]  # "All A are B"
+            split = verbs[0]
+            while split and (rest[split - 1] in _BE or rest[split - 1] in ("not", "never")):
+                split -= 1  # "everyone that is entitled … can not be deprived": the result's
+            return rest[:split], rest[verbs[0] + 1 :]  # "All A are B"
     return None
 
 
@@ -652,16 +740,22 @@ def _unsymbolised(s: Sentence, f: Shape, story_predicates: Mapping[str, int]) ->
 def _entities(s: Sentence, f: Shape, story_constants: Iterable[str]) -> list[Mismatch]:
     own = {w for name in (*f.predicates, *f.constants, *f.functions) for w in name_words(name)}
     raw = _WORD.findall(plain(s.text))
-    proper = {w.lower() for w in raw[1:] if w[0].isupper()}  # mid-sentence capitals
+    # capitals mid-sentence, or a first word that is no English word ("Xiufeng, Xiangshan …
+    # are districts"): every sentence capitalises its first word ("Music …")
+    proper = {w.lower() for w in raw[1:] if w[0].isupper()}
+    proper |= {w.lower() for w in raw[:1] if w[0].isupper() and not english(w.lower())}
+    body = content(list(s.words))  # "Baked by Melissa", "Yale's varsity team": content words
     out = []
     for constant in story_constants:
         parts = content(name_words(constant))
-        if constant in f.constants or not parts or any(p in own for p in parts):
+        if constant in f.constants or not parts:
             continue
+        if any(p in own for p in parts):
+            continue  # this formula spells (part of) the entity otherwise: `ann` for annJLand
         if any(near(constant, c) for c in f.constants):
             continue  # spelled another way here: a name drift, not a missing entity
-        # a name of two words or more, or one word the sentence capitalises mid-sentence
-        named = _phrase_at(s.words, parts) if len(parts) > 1 else parts[0] in proper
+        # a name of two words or more, or one word the sentence capitalises
+        named = _phrase_at(body, parts) if len(parts) > 1 else parts[0] in proper
         if named:
             out.append(
                 Mismatch(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 #: A name's camel-case words (`USInvention` → US, Invention; `year2013Final` → year, 2013, Final).
@@ -197,6 +198,19 @@ def lemmas(word: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=50_000)
+def english(word: str) -> bool:
+    """Whether `word` (lowercase) is an English word the lemmatiser knows: a capitalised word it
+    does not know ("Xiufeng", "Paris") is a name even where it opens a sentence.
+
+    >>> english("music"), english("tower"), english("xiufeng"), english("paris")
+    (True, True, False, False)
+    """
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(word))
+
+
 def content(words: list[str]) -> list[str]:
     """The words that can ground a symbol: no function words, no one-letter words.
 
@@ -219,3 +233,12 @@ def same_word(a: str, b: str) -> bool:
         return True
     short, long = sorted((a, b), key=len)
     return len(short) >= 5 and long.startswith(short)
+
+
+def joined(words: Sequence[str]) -> list[str]:
+    """`words`, and each two neighbours written as one ("sci fi" → "scifi", as `ScifiMovie`).
+
+    >>> joined(["sci", "fi", "movies"])
+    ['sci', 'fi', 'movies', 'scifi', 'fimovies']
+    """
+    return [*words, *(a + b for a, b in zip(words, words[1:], strict=False))]

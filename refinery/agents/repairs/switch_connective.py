@@ -1,6 +1,7 @@
 """`switch_connective`: the connective the sentence's words ask for, where the formula has another.
 
-From the alignment's connective findings: ∨ → ∧ where the sentence has no "or" (`and_as_or`),
+From the alignment's connective findings: ∨ → ∧ where the sentence has no "or" (`and_as_or`;
+under a ¬ when the sentence has no "nor" either),
 ∧ → ∨ where it says "or" and the formula has no ∨ (`or_as_and`), ∨ → ⊕ for "but not both",
 ⊕ → ∨ for "or both" or a plain "or" (`exclusive_or`). "Both … or neither" is
 `both_or_neither_iff`'s.
@@ -33,7 +34,7 @@ def propose(findings: Findings) -> list[Candidate]:
     out: list[Candidate] = []
     for finding, text, formula in flagged(findings, "and_as_or", "or_as_and", "exclusive_or"):
         if finding.kind == "and_as_or":
-            changes = _ors_to(text, formula, And, "∧")
+            changes = _ors_to(text, formula, And, "∧", negated="¬∨" in finding.symbols)
         elif finding.kind == "or_as_and":
             changes = _ands_to_or(text, formula)
         elif "∨" in finding.symbols:
@@ -58,13 +59,21 @@ def _operators(text: str, args: tuple[Formula, ...], symbols: str) -> list[tuple
     return spots
 
 
-def _ors_to(text: str, formula: Formula, kind: type[And] | type[Xor], symbol: str) -> list[Change]:
+def _ors_to(
+    text: str,
+    formula: Formula,
+    kind: type[And] | type[Xor],
+    symbol: str,
+    *,
+    negated: bool = False,
+) -> list[Change]:
+    """The ∨ nodes rewritten as `kind`: those under no ¬, or (`negated`) only those under one."""
     changes: list[Change] = []
-    negated: set[tuple[int, ...]] = set()
+    denied: set[tuple[int, ...]] = set()
     for path, node in _walk(formula):
         if isinstance(node, Not):
-            negated.add(path)
-        if not isinstance(node, Or) or any(path[: len(p)] == p for p in negated):
+            denied.add(path)
+        if not isinstance(node, Or) or any(path[: len(p)] == p for p in denied) != negated:
             continue
         if kind is Xor and len(node.args) != 2:
             continue

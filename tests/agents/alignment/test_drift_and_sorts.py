@@ -57,6 +57,21 @@ def test_near_duplicates_skip_two_words_the_sentences_use_and_other_kinds_or_ari
     assert near_duplicates([("predicate", "Novel", 1), ("constant", "novel", 0)]) == []
 
 
+def test_a_short_word_cut_by_its_last_letter_drifts_when_only_the_whole_word_is_said() -> None:
+    names = [("predicate", "InNF", 2), ("predicate", "InNFL", 2)]
+    found = near_duplicates(names, ["the", "club", "is", "in", "nfl"])
+    assert [(d.first, d.second) for d in found] == [("InNF", "InNFL")]
+    assert [(d.first, d.second) for d in near_duplicates(
+        [("predicate", "CanD", 2), ("predicate", "CanDo", 2)], ["can", "do", "jump", "shots"]
+    )] == [("CanD", "CanDo")]  # fmt: skip
+    # both words said: two names ("win" and "wine"); neither said: nothing tells the slip
+    both = [("predicate", "DoWin", 1), ("predicate", "DoWine", 1)]
+    assert near_duplicates(both, ["do", "win", "wine"]) == []
+    assert near_duplicates(names, ["the", "club"]) == []
+    # a one-word name cut short may be another word
+    assert near_duplicates([("predicate", "Pas", 1), ("predicate", "Past", 1)], ["past"]) == []
+
+
 def test_drift_split_between_a_premise_and_the_conclusion_scores_highest() -> None:
     # a proof that needs the two as one name breaks right at the conclusion
     alignment = align(

@@ -134,6 +134,30 @@ def test_both_or_neither_with_negated_sides_is_negation_extra() -> None:
     assert align_formula("Sing(sam) ↔ Dance(sam)", sentence) == 0.0
 
 
+def test_a_rule_side_the_sentence_negates_needs_its_own_negation() -> None:
+    sentence = "If John is not a PhD student, then he is not a member of the university."
+    # one ¬ of two: the condition's was dropped
+    assert _kinds("PhDStudent(john) → ¬MemberOf(john, university)", sentence) == [
+        ("negation_missing", 0.6)
+    ]
+    assert align_formula("¬PhDStudent(john) → ¬MemberOf(john, university)", sentence) == 0.0
+    buy = "If a person doesn't have enough money to buy a product, then that person can't buy it."
+    assert ("negation_missing", 0.6) in _kinds(
+        "∀x ∀y (Person(x) ∧ Product(y) ∧ ¬HaveEnoughMoneyFor(x, y) → Buy(x, y))", buy
+    )
+    # the contrapositive of one negated side negates the other: no ¬ is missing
+    contrapositive = _kinds("∀x (¬Member(x) → Student(x))", "If someone is not a student, "
+                            "they are a member.")  # fmt: skip
+    assert "negation_missing" not in [kind for kind, _ in contrapositive]
+    # "cannot be deprived": the result's negation, not the condition's
+    assert (
+        align_formula(
+            "∀x (Entitled(x) → ¬Deprived(x))", "Everyone that is entitled cannot be deprived."
+        )
+        < 0.5
+    )
+
+
 # -- quantifiers ------------------------------------------------------------------------------
 
 
@@ -198,6 +222,13 @@ def test_a_conditional_rule_written_with_exists_is_a_quantifier_finding() -> Non
     assert (
         align_formula("∀x (Cat(x) ∧ Hungry(x) → Meow(x))", "If a cat is hungry, it meows.") == 0.0
     )
+
+
+def test_a_fact_about_a_named_thing_made_universal_is_a_quantifier_error() -> None:
+    assert _kinds("∀x WonCup(aberdeen, x)", "Aberdeen has once won a cup.") == [("quantifier", 0.6)]
+    assert align_formula("∃x WonCup(aberdeen, x)", "Aberdeen has once won a cup.") == 0.0
+    # "all" says it: no finding
+    assert align_formula("∀x Likes(ann, x)", "Ann likes all.") == 0.0
 
 
 # -- connectives ------------------------------------------------------------------------------
@@ -319,6 +350,23 @@ def test_a_sentence_joined_by_and_written_as_one_atom_is_conjunct_missing() -> N
     assert align_formula("Siblings(ann, bob)", "Ann and Bob are siblings.") == 0.0
 
 
+def test_a_negated_or_without_or_nor_or_neither_is_an_and() -> None:
+    sentence = "No fears lead to terror."
+    assert _kinds("∀x ∀y (Fear(x) → ¬(Terror(y) ∨ LeadTo(x, y)))", sentence) == [("and_as_or", 0.6)]
+    assert align_formula("∀x ∀y (Fear(x) → ¬(Terror(y) ∧ LeadTo(x, y)))", sentence) == 0.0
+    assert align_formula("¬(Tall(ann) ∨ Rich(ann))", "Ann is neither tall nor rich.") == 0.0
+
+
+def test_more_ors_than_the_sentence_has_or_and_commas_is_an_and_read_as_or() -> None:
+    sentence = "The house is a haunted house or a terrifying building on Halloween."
+    assert _kinds("Haunted(h) ∨ (Terrifying(h) ∨ OnHalloween(h))", sentence) == [
+        ("and_as_or", 0.55)
+    ]
+    assert align_formula("Haunted(h) ∨ Terrifying(h) ∧ OnHalloween(h)", sentence) == 0.0
+    # a list: its commas count
+    assert align_formula("Red(a) ∨ Blue(a) ∨ Green(a)", "A is red, blue or green.") == 0.0
+
+
 # -- implication ------------------------------------------------------------------------------
 
 
@@ -410,6 +458,34 @@ def test_a_only_if_b_written_as_a_implies_b_reads_clean() -> None:
     assert _kinds("∀x (Registered(x) → Vote(x))", sentence) == [("implication_reversed", 0.6)]
 
 
+def test_words_one_side_of_the_sentence_has_alone_set_a_rules_direction() -> None:
+    # "movies" is on both sides: only "sci-fi" (one word in `ScifiMovie`) tells them apart
+    assert _kinds("∀x (Movie(x) → ScifiMovie(x))", "All sci-fi movies are movies.") == [
+        ("implication_reversed", 0.6)
+    ]
+    assert align_formula("∀x (ScifiMovie(x) → Movie(x))", "All sci-fi movies are movies.") == 0.0
+    # one predicate on both sides: the constants tell them apart
+    room = "If you have room for dessert, you have room for broccoli."
+    assert _kinds("∀x (RoomFor(x, broccoli) → RoomFor(x, dessert))", room) == [
+        ("implication_reversed", 0.6)
+    ]
+    assert align_formula("∀x (RoomFor(x, dessert) → RoomFor(x, broccoli))", room) == 0.0
+    # "A, and if B, then C": the rule is between "if" and "then"
+    susan = "Susan is at the event, and if Susan is a Harvard student, then she is a young adult."
+    assert ("implication_reversed", 0.6) in _kinds(
+        "At(susan, event) ∧ (YoungAdult(susan) → HarvardStudent(susan))", susan
+    )
+    assert (
+        align_formula("At(susan, event) ∧ (HarvardStudent(susan) → YoungAdult(susan))", susan)
+        == 0.0
+    )
+
+
+def test_a_constant_spelled_two_ways_across_a_rule_sets_no_direction() -> None:
+    sentence = "If the balm is refillable, then the balm is refillable or red."
+    assert align_formula("Refillable(balm) → Refillable(balmE) ∨ Red(balm)", sentence) < 0.5
+
+
 # -- arguments --------------------------------------------------------------------------------
 
 
@@ -476,13 +552,29 @@ def test_a_multiword_name_the_story_has_a_constant_for_is_entity_unsymbolised() 
     assert align_formula("Bird(kiwi) ∧ In(kiwi, centralAviary)", sentence, story) == 0.0
 
 
-def test_a_one_word_name_counts_only_when_capitalised_mid_sentence() -> None:
-    story = ["In(kiwi, paris)"]
+def test_a_one_word_name_counts_when_capitalised_mid_sentence_or_no_english_word() -> None:
+    story = ["In(kiwi, paris)", "Like(kiwi, music)"]
     assert _kinds("Bird(kiwi)", "Kiwi is a bird that lives near Paris.", story) == [
         ("entity_unsymbolised", 0.5)
     ]
-    # a sentence's first word is capitalised anyway: no sign of a name
-    assert align_formula("Bird(kiwi)", "Paris has a bird called Kiwi.", story) == 0.0
+    # a sentence's first word is capitalised anyway: a sign of a name only when it is no word
+    assert align_formula("Bird(kiwi)", "Music lovers know a bird called Kiwi.", story) == 0.0
+    assert _kinds("Bird(kiwi)", "Paris has a bird called Kiwi.", story) == [
+        ("entity_unsymbolised", 0.5)
+    ]
+
+
+def test_a_name_of_several_words_is_found_by_its_content_words() -> None:
+    story = ["From(a, bakedByMelissa)", "In(jack, yaleSVarsityTeam)"]
+    # "by" and "'s" are no part of the match: the name's content words are
+    assert _kinds("¬Product(driedThaiChili)", "Dried Thai chilies are not products of Baked by "
+                  "Melissa.", story) == [("entity_unsymbolised", 0.5)]  # fmt: skip
+    assert _kinds("Player(jack)", "Jack is on Yale's varsity team.", story) == [
+        ("entity_unsymbolised", 0.5)
+    ]
+    assert (
+        align_formula("In(jack, yaleSVarsityTeam)", "Jack is on Yale's varsity team.", story) == 0.0
+    )
 
 
 def test_a_constant_no_word_of_the_sentence_names_is_symbol_ungrounded() -> None:
