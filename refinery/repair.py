@@ -297,7 +297,8 @@ def _try(
     A form rule's candidate that passes the gate and settles the item (`refinery.agents.settle.unsettled`) is accepted
     at once. Among the meaning-level candidates that pass, those whose formulas still misread
     their sentences only stand in when nothing better passes; of the rest, the first is accepted
-    when it settles the item and no other edit of different meaning passes too. Otherwise the
+    when it settles the item and no other edit of different meaning passes too (for an edit of
+    the conclusion, which decides the label, no other edit of different meaning at all). Otherwise the
     first is returned as progress, and the record says `unconfirmed`. Out of time, a candidate
     that passed is only progress (unchecked rivals might pass too).
     """

@@ -442,16 +442,12 @@ def _implication(s: Sentence, f: Shape) -> list[Mismatch]:
         return []  # "if not A, then not B" written B → A: read right
     # names on one side only: a predicate or a constant on both sides (`RoomFor(x, dessert) →
     # RoomFor(x, broccoli)`, `Like(susan, …)` → `Student(susan)`) says nothing about direction
+    constants = rule.antecedent_constants | rule.consequent_constants
     shared = (
         (rule.antecedent & rule.consequent)
-        | {
-            c
-            for c in rule.antecedent_constants | rule.consequent_constants
-            for d in (rule.consequent_constants | rule.antecedent_constants) - {c}
-            if near(c, d)
-        }
         | (rule.antecedent_constants & rule.consequent_constants)
-    )  # one name, or spelled two ways
+        | {c for c in constants for d in constants if c != d and near(c, d)}  # spelled two ways
+    )
     ante = (rule.antecedent | rule.antecedent_constants) - shared
     cons = (rule.consequent | rule.consequent_constants) - shared
     straight = _fit(ante, condition) + _fit(cons, result)
@@ -540,7 +536,7 @@ def _negated_side(s: Sentence, f: Shape) -> list[Mismatch]:
     if sides is None or len(f.implications) != 1 or f.negations == 0:
         return []  # no ¬ at all is `_negation`'s case
     rule = f.implications[0]
-    said = [bool(denials(side)) for side in sides]
+    said = [denials(side) for side in sides]
     written = [
         negated or any(not _NAME_NEGATIONS.isdisjoint(name_words(p)) for p in predicates)
         for negated, predicates in (
@@ -550,10 +546,9 @@ def _negated_side(s: Sentence, f: Shape) -> list[Mismatch]:
     ]
     for k, name in ((0, "condition"), (1, "result")):
         if said[k] and not written[k] and not (written[1 - k] and not said[1 - k]):
-            cues = denials(sides[k])
             return [
-                _missing(0.6, cues, f"the sentence negates the rule's {name} ({cues[0]!r}), "
-                         "the formula does not")
+                _missing(0.6, said[k], f"the sentence negates the rule's {name} "
+                         f"({said[k][0]!r}), the formula does not")
             ]  # fmt: skip
     return []
 

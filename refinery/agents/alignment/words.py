@@ -184,21 +184,23 @@ def name_words(name: str) -> list[str]:
 
 
 @lru_cache(maxsize=50_000)
+def _known_lemmas(word: str) -> frozenset[str]:
+    """Every lemma English gives `word` (lowercase), for any part of speech; empty if it is no
+    word the lemmatiser knows."""
+    from lemminflect import getAllLemmas  # 0.3 s to import: only where alignment runs
+
+    return frozenset(form for forms in getAllLemmas(word).values() for form in forms)
+
+
 def lemmas(word: str) -> frozenset[str]:
     """`word` (lowercase) and every lemma English gives it, for any part of speech.
 
     >>> sorted(lemmas("flies")), sorted(lemmas("led")), sorted(lemmas("lives"))
     (['flies', 'fly'], ['lead', 'led'], ['life', 'live', 'lives'])
     """
-    from lemminflect import getAllLemmas  # 0.3 s to import: only where alignment runs
-
-    found = {word}
-    for forms in getAllLemmas(word).values():
-        found.update(forms)
-    return frozenset(found)
+    return _known_lemmas(word) | {word}
 
 
-@lru_cache(maxsize=50_000)
 def english(word: str) -> bool:
     """Whether `word` (lowercase) is an English word the lemmatiser knows: a capitalised word it
     does not know ("Xiufeng", "Paris") is a name even where it opens a sentence.
@@ -206,9 +208,7 @@ def english(word: str) -> bool:
     >>> english("music"), english("tower"), english("xiufeng"), english("paris")
     (True, True, False, False)
     """
-    from lemminflect import getAllLemmas
-
-    return bool(getAllLemmas(word))
+    return bool(_known_lemmas(word))
 
 
 def content(words: list[str]) -> list[str]:
