@@ -35,11 +35,11 @@ from typing import Any
 
 from refinery import config
 from refinery.check import check_items
+from refinery.check.summary import all_agree, category_counts, prover_agreement, seconds_per_item
 from refinery.datasets.folio import load
 from refinery.logic.parse import parse
 from refinery.prove.cache import TABLE
 from refinery.prove.verdict import Budget, Problem
-from refinery.summary import all_agree, category_counts, prover_agreement, seconds_per_item
 from vampire.backends import EProver, VampireProver
 from vampire.problem import tptp_text
 from vampire.registry import build_provers, resolve_names
@@ -73,7 +73,7 @@ def _run(
 
 
 def _hit_budget(row: dict[str, Any], names: list[str]) -> bool:
-    detail = json.loads(row["verdicts"] or "{}")
+    detail = row.verdicts
     return any(q["status"] in BUDGET_STATUSES for p in names for q in detail.get(p, {}).values())
 
 
@@ -100,8 +100,8 @@ def _calls(cache: Path) -> tuple[Counter[str], float]:
 
 
 def _report(title: str, rows: list[dict[str, Any]], wall: float, workers: int) -> None:
-    prover_total = sum(r["prover_seconds"] for r in rows)
-    per_item = [r["seconds"] for r in rows]
+    prover_total = sum(r.prover_seconds for r in rows)
+    per_item = [r.seconds for r in rows]
     print(f"\n== {title}")
     print(f"items                 {len(rows)}")
     print(f"wall time             {wall:.2f} s")
@@ -234,7 +234,7 @@ def main() -> int:
         print(f"  {r['id']}: {r['prover_seconds']:.2f} s prover time ({statuses})")
 
     warm_rows, warm_wall = _run(items, names, budget, args.workers, cache)
-    hits = sum(1 for r in warm_rows if r["cached"])
+    hits = sum(1 for r in warm_rows if r.cached)
     print(
         f"\n== re-run on unchanged data (warm cache): {warm_wall:.2f} s, "
         f"{len(items) / warm_wall:.0f} items/s, {hits}/{len(items)} items fully from cache "
@@ -242,7 +242,7 @@ def main() -> int:
     )
     shutil.rmtree(cache.parent, ignore_errors=True)
 
-    slow_stories = {(r["dataset"], r["split"], r["story_id"]) for r in slow}
+    slow_stories = {(r.dataset, r.split, r.story_id) for r in slow}
     within = [it for it in items if (it.dataset, it.split, it.story_id) not in slow_stories]
     if slow:
         rows_w, wall_w = _run(within, names, budget, args.workers)

@@ -14,7 +14,6 @@ Usage: python benchmarks/bench_evidence.py [--workers 2] [--rounds 3] [--provers
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -54,15 +53,15 @@ def _cold(
 def _verify(rows: list[dict[str, Any]], items: dict[str, Item]) -> tuple[int, int, Recheck]:
     """(conflicts, conflicts with evidence, every core and countermodel re-checked)."""
     z3, budget = Z3Prover(), Budget(seconds=config.DEFAULT_BUDGET_SECONDS)
-    conflicts = [r for r in rows if r["category"] in ("label_mismatch", "inconsistent")]
+    conflicts = [r for r in rows if r.category in ("label_mismatch", "inconsistent")]
     total = Recheck()
     for row in rows:
-        detail = json.loads(row["evidence_detail"] or "{}")
+        detail = row.evidence_detail
         if detail.get("cores") or detail.get("countermodels"):
-            item = items[row["id"]]
+            item = items[row.id]
             premises = [parse(p) for p in item.premises_fol]
             total += recheck(detail, premises, parse(item.conclusion_fol or ""), z3, budget)
-    return len(conflicts), sum(1 for r in conflicts if r["evidence"]), total
+    return len(conflicts), sum(1 for r in conflicts if r.evidence), total
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
 """Faithfulness benchmark: corrupt verified FOLIO v2 items, repair them, count what went right.
 
 For each seed and corruption class, up to N verified items (a seeded sample from both splits) get
-one error: a syntax error (`refinery.faithfulness.CORRUPTIONS`), a meaning-level change to one
+one error: a syntax error (`refinery.repair.faithfulness.CORRUPTIONS`), a meaning-level change to one
 formula (`SEMANTIC`: dropped or added ¬, ∀↔∃, ∧↔∨, ⊕↔∨, reversed →, swapped arguments, dropped
 conjunct), or a flipped gold label (`FLIP_LABEL`). Check and the repair loop (rules only) run on
 them; every accepted repair is compared with the original formulas by both provers.
@@ -32,11 +32,15 @@ from pathlib import Path
 
 from refinery import config
 from refinery.agents.alignment import align_formula
-from refinery.agents.settle import CONFIRM
 from refinery.check import check_items
 from refinery.datasets.folio import load
 from refinery.datasets.records import Item
-from refinery.faithfulness import (
+from refinery.outcomes import Outcome, Status
+from refinery.prove.verdict import Budget
+from refinery.prove.verdict import Status as Szs
+from refinery.repair import RepairConfig
+from refinery.repair.batches import repair_items
+from refinery.repair.faithfulness import (
     CORRUPTIONS,
     FLIP_LABEL,
     SEMANTIC,
@@ -44,11 +48,7 @@ from refinery.faithfulness import (
     corrupt_meaning,
     equivalent,
 )
-from refinery.outcomes import Outcome, Status
-from refinery.prove.verdict import Budget
-from refinery.prove.verdict import Status as Szs
-from refinery.repair import RepairConfig
-from refinery.repair_batches import repair_items
+from refinery.repair.gate import CONFIRM
 from vampire.registry import build_provers
 
 PROVERS = ["z3", "eprover"]
@@ -97,7 +97,7 @@ def _score(
         original, kind = origin[o.id]
         t = table.setdefault((original.split, kind), Counter())
         t["items"] += 1
-        t["flips"] += rows[o.id]["category"] != "verified"
+        t["flips"] += rows[o.id].category != "verified"
         t["detected"] += o.status is not Status.VERIFIED or o.queued
         t["queued"] += o.queued
         if o.suggested_label and o.suggested_label != o.gold_label:
@@ -178,7 +178,7 @@ def main() -> int:
     }
     started = time.perf_counter()
     rows = check_items(items, **common)
-    verified = [it for it, r in zip(items, rows, strict=True) if r["category"] == "verified"]
+    verified = [it for it, r in zip(items, rows, strict=True) if r.category == "verified"]
     seeds = [int(s) for s in args.seeds.split(",")]
     print(
         f"{len(verified)} verified FOLIO v2 items; up to {args.per_class} corrupted per class; "
@@ -193,7 +193,7 @@ def main() -> int:
         corrupted, origin = _corrupted(verified, seed, args.per_class)
         crows = check_items(corrupted, **common)
         outcomes = repair_items(corrupted, crows, config=RepairConfig(agents=("rules",)), **common)
-        by_id = {r["id"]: r for r in crows}
+        by_id = {r.id: r for r in crows}
         table = _score(outcomes, by_id, origin, budget, story_fol, listing)
         merged: dict[str, Counter[str]] = {}
         for (split, kind), t in table.items():

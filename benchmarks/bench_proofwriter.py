@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from refinery import config
-from refinery.check import check_items, negation, parse_item
+from refinery.check import check_items, parse_item
+from refinery.check.summary import all_agree, category_counts, prover_agreement, seconds_per_item
 from refinery.datasets import load_any
 from refinery.datasets.records import Item
 from refinery.labels import Label
+from refinery.logic.analysis import negation
 from refinery.logic.syntax import Formula
 from refinery.prove.verdict import Budget
-from refinery.summary import all_agree, category_counts, prover_agreement, seconds_per_item
 from vampire.registry import build_provers, resolve_names
 
 _FLIP = {Label.TRUE: Label.FALSE, Label.FALSE: Label.UNCERTAIN, Label.UNCERTAIN: Label.TRUE}
@@ -71,19 +72,19 @@ def _questions(items: list[Item]) -> tuple[int, int]:
 
 def _show(rows: list[dict[str, Any]], items: dict[str, Item], category: str, n: int) -> None:
     """Up to n examples, each from another theory and with another question text."""
-    chosen = [r for r in rows if r["category"] == category]
+    chosen = [r for r in rows if r.category == category]
     print(f"\n{category}: {len(chosen)} items; examples:")
     if not chosen:
         print("  (none)")
     seen: set[str] = set()
     examples = []
     for r in chosen:
-        it = items[r["id"]]
+        it = items[r.id]
         if it.story_id not in seen and it.conclusion not in seen:
             seen |= {it.story_id, it.conclusion}
             examples.append(r)
     for r in examples[:n]:
-        it = items[r["id"]]
+        it = items[r.id]
         print(
             f"  {r['id']}: {it.conclusion!r} ({it.conclusion_fol}) gold {r['gold_label']}, "
             f"dataset semantics {r['label_dataset']}, classical {r['label'] or '-'}"
@@ -142,11 +143,11 @@ def main() -> int:
             "categories            "
             + ", ".join(f"{k} {v}" for k, v in category_counts(rows).items() if v)
         )
-        classical = sum(1 for r in rows if r["label"] == r["gold_label"])
-        semantics = sum(1 for r in rows if r["label_dataset"] == r["gold_label"])
+        classical = sum(1 for r in rows if r.label == r.gold_label)
+        semantics = sum(1 for r in rows if r.label_dataset == r.gold_label)
         print(f"classical vs gold     {classical}/{len(rows)} = {classical / len(rows):.2%}")
         print(f"dataset sem. vs gold  {semantics}/{len(rows)} = {semantics / len(rows):.2%}")
-        confusion = Counter((r["gold_label"], r["label"] or "-") for r in rows)
+        confusion = Counter((r.gold_label, r.label or "-") for r in rows)
         print(
             "gold → classical      "
             + ", ".join(f"{g}→{c} {n}" for (g, c), n in sorted(confusion.items()))
@@ -167,7 +168,7 @@ def main() -> int:
         _show(rows, by_id, "label_error_candidate", args.examples)
 
         warm_rows, warm_wall, _ = _run(items, names, budget, args.workers, cache)
-        hits = sum(1 for r in warm_rows if r["cached"])
+        hits = sum(1 for r in warm_rows if r.cached)
         print(
             f"\n== warm re-run: {warm_wall:.2f} s, {len(items) / warm_wall:.0f} questions/s, "
             f"{hits}/{len(items)} items fully from cache"
@@ -179,7 +180,7 @@ def main() -> int:
             for it in rng.sample(items, args.flip)
         ]
         flip_rows, _, _ = _run(flipped, names, budget, args.workers, cache)
-        caught = sum(1 for r in flip_rows if r["category"] == "label_error_candidate")
+        caught = sum(1 for r in flip_rows if r.category == "label_error_candidate")
         print(f"== injected label errors flagged as label_error_candidate: {caught}/{args.flip}")
     finally:
         shutil.rmtree(cache.parent, ignore_errors=True)

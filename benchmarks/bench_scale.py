@@ -102,10 +102,10 @@ def measure_dask(source: Path, workers: int, budget: float, state: Path) -> dict
             "categories": _categories(rows)}  # fmt: skip
 
 
-def _categories(rows: list[dict[str, Any]]) -> dict[str, int]:
+def _categories(rows: list[Any]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for row in rows:
-        counts[row["category"]] = counts.get(row["category"], 0) + 1
+        counts[row.category] = counts.get(row.category, 0) + 1
     return dict(sorted(counts.items()))
 
 

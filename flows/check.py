@@ -8,11 +8,11 @@ exactly as a local run does. A local check needs no flow (refinery.cli.check).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from prefect import flow
 
 from flows.cluster import check_on_cluster
+from refinery.check import CheckRow
 from refinery.datasets.records import Item
 from refinery.parallel import parse_task_runner
 from refinery.prove.verdict import Budget
@@ -29,7 +29,7 @@ def check_flow(
     cache: str | None,
     task_runner: str,
     evidence: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[CheckRow]:
     """Check every item of the sources on the cluster `task_runner` names; rows in input order.
 
     `evidence=False` decides labels only (`refinery check --no-evidence`).

@@ -24,6 +24,7 @@ from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_se
 from prefect.task_runners import TaskRunner
 from prefect.tasks import Task
 
+from refinery.check import CheckRow
 from refinery.datasets.records import Item
 from refinery.outcomes import Outcome
 from refinery.parallel import TaskRunnerSpec, story_batches
@@ -139,7 +140,7 @@ def check_on_cluster(
     spec: TaskRunnerSpec,
     workers: int,
     evidence: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[CheckRow]:
     """The check stage with its batches on the cluster `spec` names (`workers`: a new one's size)."""
     plan = plan_check_task(items, provers, budget, cache, evidence)
     if plan.pending:
@@ -151,7 +152,7 @@ def check_on_cluster(
 
 
 def repair_on_cluster(
-    items: list[Item], rows: list[dict[str, Any]], settings: RefineSettings
+    items: list[Item], rows: list[CheckRow], settings: RefineSettings
 ) -> list[Outcome]:
     """The repair stage with its batches on the cluster the settings name."""
     config = settings.repair_config()

@@ -1,9 +1,10 @@
 """The refine flow: raw data → checked → repaired → refined split, review queue and report.
 
-Reads like the pipeline it runs; every step is a task over one core function (refinery.pipeline
-and friends), and the flow itself never looks at a verdict: it branches on where the work runs
-(`settings.task_runner`: this machine's pool, or story batches on a cluster, flows.cluster) and
-on the run-level decision that refinery.runs.changes makes.
+The steps and their order are `refinery.pipeline.run_refine`'s, the same the in-process run
+follows; here every step is a task over one core function (`TaskSteps`), and the flow itself
+never looks at a verdict: it branches on where the work runs (`settings.task_runner`: this
+machine's pool, or story batches on a cluster, flows.cluster) and on the run-level decision that
+refinery.runs.changes makes.
 
 After the outputs are written, the run is compared with the previous run of its split
 (refinery.runs.changes): changes.md / changes.json in the run folder and a `refine-changes` artifact.
@@ -17,6 +18,8 @@ summary stays readable from the state; a `refine-new-conflicts` artifact says wh
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 from prefect import flow, get_run_logger
@@ -24,7 +27,10 @@ from prefect.states import Failed
 
 from flows.cluster import check_on_cluster, repair_on_cluster
 from refinery import pipeline
-from refinery.agents.endpoint import llm_endpoint
+from refinery.check import CheckRow
+from refinery.datasets.records import Item, LoadResult
+from refinery.outcomes import Outcome
+from refinery.runs.changes import Changes
 from tasks.refine import (
     changes_task,
     check_task,
@@ -40,41 +46,65 @@ from tasks.refine import (
 )
 
 
+@dataclass(frozen=True)
+class TaskSteps:
+    """The refine steps as Prefect tasks (`refinery.pipeline.Steps`); check and repair go to
+    story batches on a cluster when `settings.task_runner` names one (flows.cluster)."""
+
+    def load(self, source: str) -> LoadResult:
+        return load_items(source)
+
+    def validate_input(self, items: list[Item], cache: Path | None) -> dict[str, Any]:
+        return validate_input_task(items, cache)
+
+    def check(self, items: list[Item], settings: pipeline.RefineSettings) -> list[CheckRow]:
+        spec = settings.runner()  # local: one task over this machine's pool
+        provers, budget, cache = list(settings.provers), settings.budget(), settings.cache_path()
+        if spec.distributed:
+            return check_on_cluster(items, provers, budget, cache, spec, settings.workers)
+        return check_task(items, provers, budget, settings.workers, cache)
+
+    def repair(
+        self, items: list[Item], rows: list[CheckRow], settings: pipeline.RefineSettings
+    ) -> list[Outcome]:
+        if settings.runner().distributed:
+            return repair_on_cluster(items, rows, settings)
+        return repair_task(items, rows, settings)
+
+    def write_outputs(
+        self, items: list[Item], outcomes: list[Outcome], settings: pipeline.RefineSettings
+    ) -> dict[str, Any]:
+        return write_outputs_task(items, outcomes, settings)
+
+    def validate_output(self, outcomes: list[Outcome], cache: Path | None) -> dict[str, Any]:
+        return validate_output_task(outcomes, cache)
+
+    def write_report(
+        self,
+        outcomes: list[Outcome],
+        validations: dict[str, Any],
+        settings: pipeline.RefineSettings,
+    ) -> dict[str, str]:
+        return write_report_task(outcomes, validations, settings)
+
+    def compare(
+        self, outcomes: list[Outcome], rows: list[CheckRow], settings: pipeline.RefineSettings
+    ) -> Changes:
+        return changes_task(outcomes, rows, settings)
+
+    def finish(self, settings: pipeline.RefineSettings) -> str:
+        return finish_run_task(settings)
+
+
 @flow(name="refine")
 def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
     """Run every stage of Refine for one source; return the run summary (or Failed, see above)."""
-    loaded = load_items(settings.source)
-    items = list(loaded.items)
-    settings = pipeline.resolve_outputs(settings, loaded)
-    validated = settings.validation_cache_path()
-    input_validation = validate_input_task(items, validated)
-    spec = settings.runner()  # local: one task over this machine's pool; else batches on a cluster
-    provers, budget, cache = list(settings.provers), settings.budget(), settings.cache_path()
-    if spec.distributed:
-        rows = check_on_cluster(items, provers, budget, cache, spec, settings.workers)
-    else:
-        rows = check_task(items, provers, budget, settings.workers, cache)
-    llm_cache, choice = settings.llm_cache_path(), settings.llm
-    with llm_endpoint(settings.agents, cache_path=llm_cache, choice=choice) as endpoint:
-        settings = settings.with_endpoint(endpoint)  # the run's files name the model
-        if spec.distributed:
-            outcomes = repair_on_cluster(items, rows, settings)
-        else:
-            outcomes = repair_task(items, rows, settings)
-    with pipeline.building(settings):  # a failed step leaves no staging folder
-        written = write_outputs_task(items, outcomes, settings)
-        output_validation = validate_output_task(written["outcomes"], validated)
-        report = write_report_task(
-            written["outcomes"], {"input": input_validation, "output": output_validation}, settings
-        )
-        changes = changes_task(written["outcomes"], rows, settings)
-        finish_run_task(settings)
-    publish_artifacts_task(written["outcomes"], report["markdown"])
-    failure = changes.failure_message(fail_on_new_conflicts=settings.fail_on_new_conflicts)
-    publish_changes_task(changes, failure)
-    summary = pipeline.run_summary(
-        written["outcomes"], settings, written, report, changes.to_dict()
-    )
+    finished = pipeline.run_refine(settings, TaskSteps())
+    publish_artifacts_task(finished.outcomes, finished.report["markdown"])
+    assert finished.changes is not None  # the flow always compares with the previous run
+    failure = finished.failure()
+    publish_changes_task(finished.changes, failure)
+    summary = finished.summary()
     # one line for the flow's log; the summary itself is the `refine-outcomes` artifact (and
     # what `refinery refine` prints once)
     get_run_logger().info(pipeline.headline(summary))

@@ -49,28 +49,46 @@ class Reason(StrEnum):
     # item: `final_category` says what is still wrong, the critique where the loop stopped
     REPAIR_BUDGET = "repair_budget"
 
-    @classmethod
-    def for_category(cls, category: str) -> Reason:
-        """The reason an item that ends in check `category` needs review.
 
-        >>> Reason.for_category("parse_error"), Reason.for_category("label_mismatch")
+class Category(StrEnum):
+    """What the check stage found for an item, in the order the rules are tested: the first
+    that applies wins (`refinery.check.stage.categorise`)."""
+
+    PARSE_ERROR = "parse_error"  # some premise or the conclusion does not parse: no prover ran
+    LINT_ERROR = "lint_error"  # parses, but a lint error (arity clash, free variable …)
+    # dataset semantics only (ProofWriter): the dataset's own reasoning contradicts the gold label
+    LABEL_ERROR_CANDIDATE = "label_error_candidate"
+    PROVER_DISAGREEMENT = "prover_disagreement"  # two provers reached different definite labels
+    UNDECIDED = "undecided"  # some prover timed out, gave up or failed, so no label counts
+    INCONSISTENT = "inconsistent"  # both provers: the premises contradict each other
+    VERIFIED = "verified"  # both provers derive the gold label
+    # dataset semantics only: gold Uncertain, which the dataset's own reasoning reproduces, but
+    # both provers decide True/False (classical logic decides more, e.g. by contraposition)
+    SEMANTICS_MISMATCH = "semantics_mismatch"
+    LABEL_MISMATCH = "label_mismatch"  # both provers agree on a label other than the gold one
+
+    @property
+    def of_dataset(self) -> bool:
+        """Whether only a dataset with its own semantics gives this category."""
+        return self in (Category.LABEL_ERROR_CANDIDATE, Category.SEMANTICS_MISMATCH)
+
+    @property
+    def reason(self) -> Reason:
+        """The reason an item that ends in this category needs review.
+
+        >>> Category.PARSE_ERROR.reason, Category("label_mismatch").reason
         (<Reason.UNPARSEABLE: 'unparseable'>, <Reason.LABEL_MISMATCH: 'label_mismatch'>)
         """
-        try:
-            return _CATEGORY_REASONS[category]
-        except KeyError:
-            raise ValueError(f"no review reason for check category {category!r}") from None
+        if self is Category.VERIFIED:
+            raise ValueError("a verified item needs no review")
+        return Reason(_REVIEW_REASONS.get(self, self.value))
 
 
-_CATEGORY_REASONS = {
-    "parse_error": Reason.UNPARSEABLE,
-    "lint_error": Reason.LINT_ERROR,
-    "inconsistent": Reason.INCONSISTENT_PREMISES,
-    "undecided": Reason.PROVER_UNDECIDED,
-    "prover_disagreement": Reason.PROVER_DISAGREEMENT,
-    "label_mismatch": Reason.LABEL_MISMATCH,
-    "semantics_mismatch": Reason.SEMANTICS_MISMATCH,
-    "label_error_candidate": Reason.LABEL_ERROR_CANDIDATE,
+#: The review reasons whose name is not the category's own.
+_REVIEW_REASONS = {
+    Category.PARSE_ERROR: Reason.UNPARSEABLE,
+    Category.INCONSISTENT: Reason.INCONSISTENT_PREMISES,
+    Category.UNDECIDED: Reason.PROVER_UNDECIDED,
 }
 
 #: The fields a review round fills in; an outcome never reviewed writes none of them.

@@ -170,10 +170,10 @@ def check_task_runner(text: str) -> str:
     return text.strip()
 
 
-def in_input_order(rows: list[Row], ids: Sequence[str]) -> list[Row]:
-    """`rows` sorted by the position of their `id` in `ids`."""
+def in_input_order(rows: list[R], ids: Sequence[str], id_of: Callable[[R], str]) -> list[R]:
+    """`rows` sorted by the position of their id (`id_of(row)`) in `ids`."""
     order = {item_id: i for i, item_id in enumerate(ids)}
-    return sorted(rows, key=lambda row: order[row["id"]])
+    return sorted(rows, key=lambda row: order[id_of(row)])
 
 
 def code_hash(
@@ -184,6 +184,9 @@ def code_hash(
 ) -> str:
     """A sha256 of the source files under `root/<folder>` (by suffix) and of `root/<file>`."""
     digest = hashlib.sha256()
+    for folder in folders:
+        if not (root / folder).is_dir():  # a moved folder would silently stop counting
+            raise FileNotFoundError(f"code_hash: no folder {root / folder}")
     paths = [
         p for folder in folders for p in sorted((root / folder).rglob("*")) if p.suffix in suffixes
     ]

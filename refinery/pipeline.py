@@ -16,23 +16,23 @@ import datetime as dt
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from refinery import config, runs
 from refinery.agents.endpoint import LLMEndpoint
-from refinery.check import ProverFactory
+from refinery.check import CheckRow, ProverFactory
 from refinery.datasets.records import Item, LoadResult
 from refinery.errors import LLMTransportError
 from refinery.outcomes import Outcome, edit_rows, outcome_counts, summary_table
 from refinery.parallel import TaskRunnerSpec, check_task_runner, parse_task_runner
 from refinery.progress import Stage, no_progress
 from refinery.prove.verdict import Budget
-from refinery.repair import RepairConfig, check_agents
-from refinery.repair_batches import repair_items
-from refinery.runs.refined import refined_rows, write_refined
+from refinery.repair import RepairConfig, check_agents, repair_items
+from refinery.runs.refined import refined_rows
 
 if TYPE_CHECKING:
     from refinery.runs.changes import Changes
@@ -168,7 +168,7 @@ def check(
     settings: RefineSettings,
     factory: ProverFactory,
     on_progress: Callable[[int], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[CheckRow]:
     """Check every item on this machine's pool (`refinery.check.check_items`)."""
     from refinery.check import check_items
 
@@ -185,7 +185,7 @@ def check(
 
 def repair(
     items: Sequence[Item],
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[CheckRow],
     settings: RefineSettings,
     factory: ProverFactory,
     on_progress: Callable[[int], None] | None = None,
@@ -206,39 +206,168 @@ def repair(
     return [o.replace(run_id=settings.run_id) for o in outcomes]
 
 
+class Steps(Protocol):
+    """The refine run's steps, as one caller runs them: in this process (`LocalSteps`), or as
+    Prefect tasks (`flows.refine`). `run_refine` calls them in their one order."""
+
+    def load(self, source: str) -> LoadResult: ...
+
+    def validate_input(self, items: list[Item], cache: Path | None) -> dict[str, Any]: ...
+
+    def check(self, items: list[Item], settings: RefineSettings) -> list[CheckRow]: ...
+
+    def repair(
+        self, items: list[Item], rows: list[CheckRow], settings: RefineSettings
+    ) -> list[Outcome]: ...
+
+    def write_outputs(
+        self, items: list[Item], outcomes: list[Outcome], settings: RefineSettings
+    ) -> dict[str, Any]: ...
+
+    def validate_output(self, outcomes: list[Outcome], cache: Path | None) -> dict[str, Any]: ...
+
+    def write_report(
+        self, outcomes: list[Outcome], validations: dict[str, Any], settings: RefineSettings
+    ) -> dict[str, str]: ...
+
+    def compare(
+        self, outcomes: list[Outcome], rows: list[CheckRow], settings: RefineSettings
+    ) -> Changes: ...
+
+    def finish(self, settings: RefineSettings) -> str: ...
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What a refine run made: its settings (outputs resolved), rows, outcomes, files and, when
+    the run compared itself with the previous one, the changes."""
+
+    settings: RefineSettings
+    rows: list[CheckRow]
+    outcomes: list[Outcome]
+    written: dict[str, Any]
+    report: dict[str, str]
+    changes: Changes | None
+
+    def summary(self) -> dict[str, Any]:
+        changes = self.changes.to_dict() if self.changes is not None else None
+        return run_summary(self.outcomes, self.settings, self.written, self.report, changes)
+
+    def failure(self) -> str | None:
+        """Why the run fails (`fail_on_new_conflicts`), or None."""
+        if self.changes is None:
+            return None
+        return self.changes.failure_message(
+            fail_on_new_conflicts=self.settings.fail_on_new_conflicts
+        )
+
+
+def run_refine(
+    settings: RefineSettings,
+    steps: Steps,
+    *,
+    endpoint: LLMEndpoint | None = None,
+    validate: bool = True,
+    compare: bool = True,
+) -> Finished:
+    """Every step of a refine run, in its one order: load, validate the input, check, repair,
+    then, in the run folder built aside, write the refined split and review queue, validate the
+    output, write the report, compare with the previous run, and rename the folder into place.
+
+    The LLM endpoint is opened around the repair (`endpoint`: one already open). Without
+    `validate` no suite runs (the report shows none); without `compare` the run is not compared
+    with the previous one (benchmarks and tests that measure check and repair alone).
+    """
+    from refinery.agents.endpoint import llm_endpoint
+
+    loaded = steps.load(settings.source)
+    settings = resolve_outputs(settings, loaded)
+    items = list(loaded.items)
+    cache = settings.validation_cache_path()
+    validations: dict[str, Any] = {}
+    if validate:
+        validations["input"] = steps.validate_input(items, cache)
+    rows = steps.check(items, settings)
+    if endpoint is not None:
+        settings = settings.with_endpoint(endpoint)
+        outcomes = steps.repair(items, rows, settings)
+    else:
+        choice, llm_cache = settings.llm, settings.llm_cache_path()
+        with llm_endpoint(settings.agents, cache_path=llm_cache, choice=choice) as opened:
+            settings = settings.with_endpoint(opened)  # the run's files name the model
+            outcomes = steps.repair(items, rows, settings)
+    changes = None
+    with building(settings):  # a failed step leaves no staging folder
+        written = steps.write_outputs(items, outcomes, settings)
+        if validate:
+            validations["output"] = steps.validate_output(written["outcomes"], cache)
+        report = steps.write_report(written["outcomes"], validations, settings)
+        if compare:
+            changes = steps.compare(written["outcomes"], rows, settings)
+        steps.finish(settings)
+    return Finished(settings, rows, list(written["outcomes"]), written, report, changes)
+
+
+@dataclass(frozen=True)
+class LocalSteps:
+    """The steps in this process, without Prefect: `refinery refine --no-prefect`, benchmarks."""
+
+    factory: ProverFactory
+    stage: Stage = no_progress
+
+    def load(self, source: str) -> LoadResult:
+        from refinery.datasets import load_any
+
+        return load_checked(load_any, source)
+
+    def validate_input(self, items: list[Item], cache: Path | None) -> dict[str, Any]:
+        from refinery.validation import validate_input
+
+        return validate_input(items, cache)
+
+    def check(self, items: list[Item], settings: RefineSettings) -> list[CheckRow]:
+        return check(items, settings, self.factory, self.stage("check", len(items)))
+
+    def repair(
+        self, items: list[Item], rows: list[CheckRow], settings: RefineSettings
+    ) -> list[Outcome]:
+        return repair(items, rows, settings, self.factory, self.stage("repair", len(items)))
+
+    def write_outputs(
+        self, items: list[Item], outcomes: list[Outcome], settings: RefineSettings
+    ) -> dict[str, Any]:
+        return write_outputs(items, outcomes, settings)
+
+    def validate_output(self, outcomes: list[Outcome], cache: Path | None) -> dict[str, Any]:
+        from refinery.validation import validate_output
+
+        return validate_output(outcomes, cache)
+
+    def write_report(
+        self, outcomes: list[Outcome], validations: dict[str, Any], settings: RefineSettings
+    ) -> dict[str, str]:
+        return write_run_report(outcomes, validations, settings)
+
+    def compare(
+        self, outcomes: list[Outcome], rows: list[CheckRow], settings: RefineSettings
+    ) -> Changes:
+        return write_run_changes(outcomes, rows, settings)
+
+    def finish(self, settings: RefineSettings) -> str:
+        return finish_run(settings)
+
+
 def refine_here(
     settings: RefineSettings, factory: ProverFactory, stage: Stage = no_progress
 ) -> tuple[dict[str, Any], str | None]:
-    """Every step of the refine flow, in its order, in this process and without Prefect.
+    """The whole run in this process, without Prefect (`refinery refine --no-prefect`).
 
-    `refinery refine --no-prefect`: load, validate the input, check, repair, write the refined
-    split and review queue, validate the output, write the report, compare with the previous
-    run. Returns the run summary and, with `fail_on_new_conflicts`, why the run fails (else
-    None). Validation summaries are cached by content (`refinery.validation`), so an unchanged
-    re-run imports neither great-expectations nor pandas.
+    Returns the run summary and, with `fail_on_new_conflicts`, why the run fails (else None).
+    Validation summaries are cached by content (`refinery.validation`), so an unchanged re-run
+    imports neither great-expectations nor pandas.
     """
-    from refinery.agents.endpoint import llm_endpoint
-    from refinery.datasets import load_any
-    from refinery.validation import validate_input, validate_output
-
-    loaded = load_checked(load_any, settings.source)
-    settings = resolve_outputs(settings, loaded)
-    items = list(loaded.items)
-    validated = settings.validation_cache_path()
-    input_validation = validate_input(items, validated)
-    rows = check(items, settings, factory, stage("check", len(items)))
-    choice = settings.llm
-    with llm_endpoint(settings.agents, cache_path=settings.llm_cache_path(), choice=choice) as e:
-        settings = settings.with_endpoint(e)
-        outcomes = repair(items, rows, settings, factory, stage("repair", len(items)))
-    with building(settings):
-        written = write_outputs(items, outcomes, settings)
-        validations = {"input": input_validation, "output": validate_output(outcomes, validated)}
-        report = write_run_report(written["outcomes"], validations, settings)
-        changes = write_run_changes(outcomes, rows, settings)
-        finish_run(settings)
-    failure = changes.failure_message(fail_on_new_conflicts=settings.fail_on_new_conflicts)
-    return run_summary(outcomes, settings, written, report, changes.to_dict()), failure
+    finished = run_refine(settings, LocalSteps(factory, stage))
+    return finished.summary(), finished.failure()
 
 
 def run_plain(
@@ -249,18 +378,9 @@ def run_plain(
     For benchmarks and tests that measure the check and repair themselves; returns what
     `write_outputs` returns. `refine_here` is the whole run.
     """
-    from refinery.datasets import load_any
-
-    loaded = load_checked(load_any, settings.source)
-    settings = resolve_outputs(settings, loaded)
-    items = list(loaded.items)
-    rows = check(items, settings, factory)
-    outcomes = repair(items, rows, settings.with_endpoint(endpoint), factory)
-    with building(settings):
-        written = write_outputs(items, outcomes, settings)
-        write_run_report(written["outcomes"], {}, settings)
-        finish_run(settings)
-    return written
+    steps = LocalSteps(factory)
+    finished = run_refine(settings, steps, endpoint=endpoint, validate=False, compare=False)
+    return finished.written
 
 
 def write_outputs(
@@ -275,9 +395,8 @@ def write_outputs(
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
     stage = staging_dir(settings)
-    files = write_refined(stage, refined_rows(items, outcomes, settings.run_id), outcomes)
-    files["outcomes"] = runs.write_outcomes(stage, outcomes)
-    files["run"] = runs.write_meta(stage, run_meta(settings, items, outcomes))
+    rows = refined_rows(items, outcomes, settings.run_id)
+    files = runs.write_run(stage, rows, outcomes, run_meta(settings, items, outcomes))
     pending = [o for o in outcomes if o.queued]
     merge = write_queue(Path(settings.review_path), queue_rows(pending))
     return {
@@ -291,21 +410,18 @@ def write_outputs(
 def run_meta(
     settings: RefineSettings, items: Sequence[Item], outcomes: Sequence[Outcome]
 ) -> dict[str, Any]:
-    """run.json of a Refine run: what made it, and its outcome counts."""
+    """run.json of a Refine run (`refinery.runs.refine_meta`)."""
     first = items[0] if items else None
-    return {
-        "run_id": settings.run_id,
-        "kind": "refine",
-        "parent": None,
-        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "source": settings.source,
-        "dataset": first.dataset if first else "",
-        "split": first.split if first else "",
-        "items": len(outcomes),
-        "counts": outcome_counts(outcomes),
-        "settings": settings.model_dump(mode="json", exclude={"endpoint", "state_dir"}),
-        "llm": settings.endpoint.model if settings.endpoint else "",
-    }
+    return runs.refine_meta(
+        run_id=settings.run_id,
+        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        source=settings.source,
+        dataset=first.dataset if first else "",
+        split=first.split if first else "",
+        outcomes=outcomes,
+        settings=settings.model_dump(mode="json", exclude={"endpoint", "state_dir"}),
+        llm=settings.endpoint.model if settings.endpoint else "",
+    )
 
 
 def write_run_report(
@@ -340,7 +456,7 @@ def write_run_report(
 
 
 def write_run_changes(
-    outcomes: Sequence[Outcome], rows: Sequence[Mapping[str, Any]], settings: RefineSettings
+    outcomes: Sequence[Outcome], rows: Sequence[CheckRow], settings: RefineSettings
 ) -> Changes:
     """Compare the run with the previous run of its split; changes.md/.json in the run folder."""
     from refinery.runs.changes import cache_reuse, changes_since_previous, write_changes

@@ -22,13 +22,13 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from refinery.check import CheckBatch, CheckJob, CheckPlan, check_batch, plan_check
+from refinery.check import CheckBatch, CheckJob, CheckPlan, CheckRow, check_batch, plan_check
 from refinery.datasets.records import Item
 from refinery.errors import ProverUnavailable
 from refinery.outcomes import Outcome
 from refinery.prove.verdict import Budget
 from refinery.repair import RepairConfig
-from refinery.repair_batches import (
+from refinery.repair.batches import (
     Pending,
     RepairBatch,
     RepairJob,
@@ -116,7 +116,7 @@ def check_batch_task(index: int, stories: Sequence[Sequence[Item]], job: CheckJo
 
 
 @task(name="finish-check", cache_policy=NO_CACHE)
-def finish_check_task(plan: CheckPlan) -> list[dict[str, Any]]:
+def finish_check_task(plan: CheckPlan) -> list[CheckRow]:
     """Every check row in input order (the batches' results were stored as they came)."""
     return plan.finish()
 
@@ -124,7 +124,7 @@ def finish_check_task(plan: CheckPlan) -> list[dict[str, Any]]:
 @task(name="plan-repair", cache_policy=NO_CACHE)
 def plan_repair_task(
     items: list[Item],
-    rows: list[dict[str, Any]],
+    rows: list[CheckRow],
     provers: list[str],
     budget: Budget,
     config: RepairConfig,

@@ -17,7 +17,7 @@ from prefect.artifacts import (
 )
 
 from refinery import pipeline
-from refinery.check import check_items
+from refinery.check import CheckRow, check_items
 from refinery.datasets import load_any
 from refinery.datasets.records import Item, LoadResult
 from refinery.outcomes import Outcome, summary_table
@@ -66,7 +66,7 @@ def validate_input_task(items: list[Item], cache: Path | None = None) -> dict[st
 @task(name="check")
 def check_task(
     items: list[Item], provers: list[str], budget: Budget, workers: int, cache: Path | None
-) -> list[dict[str, Any]]:
+) -> list[CheckRow]:
     """Parse, lint and prove every item."""
     return check_items(
         items,
@@ -86,7 +86,7 @@ def check_task(
     retry_condition_fn=pipeline.retry_on_llm_transport,
 )
 def repair_task(
-    items: list[Item], rows: list[dict[str, Any]], settings: pipeline.RefineSettings
+    items: list[Item], rows: list[CheckRow], settings: pipeline.RefineSettings
 ) -> list[Outcome]:
     """The critique → refine → re-check loop over the conflicting items."""
     progress = stage_progress("repair", len(items))
@@ -128,7 +128,7 @@ def publish_artifacts_task(outcomes: list[Outcome], report_md: str) -> None:
 
 @task(name="compare-with-previous")
 def changes_task(
-    outcomes: list[Outcome], rows: list[dict[str, Any]], settings: pipeline.RefineSettings
+    outcomes: list[Outcome], rows: list[CheckRow], settings: pipeline.RefineSettings
 ) -> Changes:
     """Changes since the previous run of the split; changes.md and changes.json in the run folder."""
     return pipeline.write_run_changes(outcomes, rows, settings)

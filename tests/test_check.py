@@ -6,16 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from refinery.check import (
-    CATEGORIES,
-    Checker,
-    categorise,
-    check_items,
-    dataset_category,
-    parse_item,
-)
+from refinery.check import CATEGORIES, Checker, CheckRow, check_items, parse_item
+from refinery.check.stage import categorise, dataset_category
 from refinery.labels import Label
 from refinery.logic.syntax import Not
+from refinery.outcomes import Category
 from refinery.prove.cache import VerdictCache
 from refinery.prove.decide import Agreement
 from refinery.prove.verdict import Budget, Problem, Status
@@ -55,7 +50,7 @@ def test_categories_from_scripted_answers() -> None:
         make_item(6, ["A(a)", "A(a, b)"], "T(a)", "True"),
     ]
     prover = entails_by_lookup({"T": True, "U": None})
-    rows = Checker([prover], Budget()).check_story(items)
+    rows = [r.to_dict() for r in Checker([prover], Budget()).check_story(items)]
     assert [r["category"] for r in rows] == [
         "verified",
         "label_mismatch",
@@ -79,7 +74,7 @@ def test_questions_are_deduplicated_and_consistency_is_asked_only_when_open() ->
     items = [make_item(i, ["A(a)", "B(a)"], "T(a)", "True") for i in range(1, 4)]
     items.append(make_item(9, ["A(a)"], "T(a)", "True"))  # same story, different premises
     prover = entails_by_lookup({"T": True})
-    rows = Checker([prover], Budget()).check_story(items)
+    rows = [r.to_dict() for r in Checker([prover], Budget()).check_story(items)]
     # two premise sets × (conclusion + negation); a counter-satisfiable negation already shows
     # the premises have a model, so their consistency is not asked
     assert len(prover.calls) == 4
@@ -91,7 +86,7 @@ def test_questions_are_deduplicated_and_consistency_is_asked_only_when_open() ->
 def test_consistency_is_asked_once_per_premise_set_where_a_direction_leaves_it_open() -> None:
     items = [make_item(1, ["A(a)"], "T(a)", "True"), make_item(2, ["A(a)"], "G(a)", "True")]
     prover = entails_by_lookup({"T": True})  # gives up on G: the label hangs on consistency
-    rows = Checker([prover], Budget()).check_story(items)
+    rows = [r.to_dict() for r in Checker([prover], Budget()).check_story(items)]
     assert sum(1 for p in prover.calls if p.conjecture is None) == 1
     assert [r["status_scripted"].split("/")[0] for r in rows] == ["Satisfiable", "Satisfiable"]
     assert [r["label_scripted"] for r in rows] == ["True", "Unknown"]
@@ -103,7 +98,7 @@ def test_two_provers_must_agree() -> None:
     no = ScriptedProver(
         "other", lambda p: S.SATISFIABLE if p.conjecture is None else S.COUNTER_SATISFIABLE
     )
-    (row,) = Checker([yes, no], Budget()).check_story(items)
+    (row,) = [r.to_dict() for r in Checker([yes, no], Budget()).check_story(items)]
     assert (row["label_scripted"], row["label_other"]) == ("True", "Uncertain")
     assert (row["category"], row["agreement"], row["label"]) == (
         "prover_disagreement",
@@ -117,18 +112,23 @@ def test_inconsistent_premises() -> None:
     (row,) = Checker([prover], Budget()).check_story(
         [make_item(1, ["A(a)", "¬A(a)"], "T(a)", "True")]
     )
-    assert (row["category"], row["label"]) == ("inconsistent", "Inconsistent")
+    assert (row.category, row.label) == ("inconsistent", "Inconsistent")
 
 
 def test_cache_answers_a_rerun_without_calling_the_prover(tmp_path: Path) -> None:
     items = [make_item(1, ["A(a)"], "T(a)", "True"), make_item(2, ["A(a)"], "¬T(a)", "False")]
     cache_file = tmp_path / "v.sqlite"
     first = entails_by_lookup({"T": True})
-    rows1 = Checker([first], Budget(), VerdictCache(cache_file)).check_story(items)
+    rows1 = [
+        r.to_dict() for r in Checker([first], Budget(), VerdictCache(cache_file)).check_story(items)
+    ]
     # T(a), ¬T(a): the negation of ¬T(a) is asked as T(a), not ¬¬T(a); consistency not needed
     assert len(first.calls) == 2 and not any(r["cached"] for r in rows1)
     second = entails_by_lookup({"T": True})
-    rows2 = Checker([second], Budget(), VerdictCache(cache_file)).check_story(items)
+    rows2 = [
+        r.to_dict()
+        for r in Checker([second], Budget(), VerdictCache(cache_file)).check_story(items)
+    ]
     assert second.calls == [] and all(r["cached"] for r in rows2)
     assert [r["label"] for r in rows2] == [r["label"] for r in rows1]
     # a different budget is a different question
@@ -165,9 +165,9 @@ def test_check_items_keeps_input_order_across_workers(workers: int) -> None:
         workers=workers,
         on_progress=seen.append,
     )
-    assert [r["id"] for r in rows] == [it.id for it in items]
+    assert [r.id for r in rows] == [it.id for it in items]
     assert sum(seen) == len(items)
-    assert {r["category"] for r in rows} == {"verified"}
+    assert {r.category for r in rows} == {"verified"}
 
 
 def test_categorise_order() -> None:
@@ -196,19 +196,19 @@ def test_categorise_order() -> None:
 def test_dataset_category_refines_only_rows_with_a_dataset_label() -> None:
     T, F, U = Label.TRUE, Label.FALSE, Label.UNCERTAIN
     # classical logic decides more than the dataset's semantics, which reproduces gold
-    assert dataset_category("label_mismatch", F, U, U) == "semantics_mismatch"
-    assert dataset_category("label_mismatch", T, U, U) == "semantics_mismatch"
+    assert dataset_category(Category("label_mismatch"), F, U, U) == "semantics_mismatch"
+    assert dataset_category(Category("label_mismatch"), T, U, U) == "semantics_mismatch"
     # a mismatch the dataset's semantics cannot explain stays a label_mismatch
-    assert dataset_category("label_mismatch", U, T, T) == "label_mismatch"
-    assert dataset_category("label_mismatch", F, T, T) == "label_mismatch"
+    assert dataset_category(Category("label_mismatch"), U, T, T) == "label_mismatch"
+    assert dataset_category(Category("label_mismatch"), F, T, T) == "label_mismatch"
     # the dataset's own semantics contradicts gold, whatever the provers say
     for category in ("verified", "label_mismatch", "undecided", "inconsistent"):
-        assert dataset_category(category, T, T, U) == "label_error_candidate"
+        assert dataset_category(Category(category), T, T, U) == "label_error_candidate"
     # broken FOL stays broken; agreement stays
-    assert dataset_category("parse_error", None, T, U) == "parse_error"
-    assert dataset_category("lint_error", T, T, U) == "lint_error"
-    assert dataset_category("verified", T, T, T) == "verified"
-    assert dataset_category("prover_disagreement", None, U, U) == "prover_disagreement"
+    assert dataset_category(Category("parse_error"), None, T, U) == "parse_error"
+    assert dataset_category(Category("lint_error"), T, T, U) == "lint_error"
+    assert dataset_category(Category("verified"), T, T, T) == "verified"
+    assert dataset_category(Category("prover_disagreement"), None, U, U) == "prover_disagreement"
 
 
 def test_parse_item_records_notation_with_field() -> None:
@@ -239,7 +239,7 @@ def sample_rows(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str,
         workers=2,
         cache_path=cache,
     )
-    return {str(r["example_id"]): r for r in rows}
+    return {r.example_id: r.to_dict() for r in rows}
 
 
 @pytest.mark.prover
@@ -298,7 +298,47 @@ def test_labels_only_checking_decides_the_same_and_says_nothing(
         budget=Budget(),
         evidence=False,
     )
-    assert {str(r["example_id"]): r["category"] for r in rows} == {
+    assert {r.example_id: r.category for r in rows} == {
         k: r["category"] for k, r in sample_rows.items()
     }
-    assert all(r["evidence"] == "" for r in rows)
+    assert all(r.evidence == "" for r in rows)
+
+
+def test_a_row_keeps_its_verdicts_structured_and_reads_back_from_its_file_form() -> None:
+    items = [make_item(1, ["A(a)"], "T(a)", "True"), make_item(2, ["A(a"], "T(a)", "True")]
+    rows = Checker([entails_by_lookup({"T": True})], Budget()).check_story(items)
+    assert rows[0].verdicts["scripted"]["pos"]["status"] == "Theorem"
+    for row in rows:
+        form = row.to_dict()
+        assert isinstance(form["verdicts"], str) and isinstance(form["evidence_detail"], str)
+        assert CheckRow.from_dict(form) == row
+        assert list(CheckRow.from_dict(form).to_dict()) == list(form)
+    assert rows[0].prover_labels() == {"scripted": "True"}
+    semantics = rows[0].replace(label_dataset="Uncertain")
+    assert semantics.prover_labels() == {"scripted": "True", "dataset": "Uncertain"}
+    assert (
+        list(semantics.to_dict()).index("label_dataset")
+        == list(semantics.to_dict()).index("agreement") + 1
+    )
+
+
+def test_a_row_with_a_prover_error_is_not_cached() -> None:
+    def broken(problem: Problem) -> Status:
+        return S.ERROR
+
+    (row,) = Checker([ScriptedProver("scripted", broken)], Budget()).check_story(
+        [make_item(1, ["A(a)"], "T(a)", "True")]
+    )
+    assert row.has_error
+    (good,) = Checker([entails_by_lookup({"T": True})], Budget()).check_story(
+        [make_item(1, ["A(a)"], "T(a)", "True")]
+    )
+    assert not good.has_error
+
+
+def test_an_item_gives_its_formulas_and_sentences_by_address() -> None:
+    item = make_item(1, ["A(a)", "B(a)"], "T(a)", "True")
+    assert item.formulas() == {"premises[0]": "A(a)", "premises[1]": "B(a)", "conclusion": "T(a)"}
+    assert set(item.sentences()) == set(item.formulas())
+    changed = item.with_formulas({**item.formulas(), "premises[1]": "C(a)"})
+    assert changed.premises_fol == ("A(a)", "C(a)") and changed.content_hash != item.content_hash

@@ -6,7 +6,9 @@ import random
 
 import pytest
 
-from refinery.faithfulness import (
+from refinery.logic.parse import Parsed, try_parse
+from refinery.prove.verdict import Budget, Status
+from refinery.repair.faithfulness import (
     CORRUPTIONS,
     add_paren,
     change_arity,
@@ -17,8 +19,6 @@ from refinery.faithfulness import (
     free_variable,
     rename_predicate,
 )  # fmt: skip
-from refinery.logic.parse import Parsed, try_parse
-from refinery.prove.verdict import Budget, Status
 from vampire.registry import build_provers
 
 from fakes import make_item

@@ -9,6 +9,7 @@ import pytest
 from refinery.check import CATEGORIES
 from refinery.outcomes import (
     REVIEW_FIELDS,
+    Category,
     Outcome,
     Reason,
     Status,
@@ -67,13 +68,20 @@ def test_what_is_not_an_outcome_is_refused(change: dict[str, object], message: s
 
 
 def test_every_category_but_verified_has_a_reason() -> None:
-    reasons = {c: Reason.for_category(c) for c in CATEGORIES if c != "verified"}
-    assert reasons["parse_error"] is Reason.UNPARSEABLE
-    assert reasons["inconsistent"] is Reason.INCONSISTENT_PREMISES
+    reasons = {c: c.reason for c in Category if c is not Category.VERIFIED}
+    assert reasons[Category.PARSE_ERROR] is Reason.UNPARSEABLE
+    assert reasons[Category.INCONSISTENT] is Reason.INCONSISTENT_PREMISES
     assert Reason.NONE not in reasons.values()
     assert len(set(reasons.values())) == len(reasons)
     with pytest.raises(ValueError, match="verified"):
-        Reason.for_category("verified")
+        _ = Category.VERIFIED.reason
+
+
+def test_every_category_has_a_rank_and_the_check_lists_them_in_order() -> None:
+    from refinery.repair.gate import RANK
+
+    assert set(RANK) == set(Category)
+    assert tuple(Category) == CATEGORIES
 
 
 def test_counts_and_summary_table_follow_the_status_order() -> None:

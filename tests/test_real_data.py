@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from refinery.check import CATEGORIES, check_items
+from refinery.check.summary import category_counts, prover_agreement
 from refinery.cli import main
 from refinery.datasets.folio import load, load_fol_lines
 from refinery.logic.errors import SyntaxProblem
 from refinery.logic.parse import Parsed, try_parse
 from refinery.prove.verdict import Budget
-from refinery.summary import category_counts, prover_agreement
 from vampire.registry import build_provers
 
 pytestmark = [pytest.mark.data, pytest.mark.slow, pytest.mark.prover]
@@ -33,8 +33,8 @@ def _check(path: Path, tmp_path: Path) -> list[dict[str, object]]:
         workers=2,
         cache_path=tmp_path / "cache.sqlite",
     )
-    assert [r["id"] for r in rows] == [it.id for it in result.items]
-    assert {r["category"] for r in rows} <= set(CATEGORIES)
+    assert [r.id for r in rows] == [it.id for it in result.items]
+    assert {r.category for r in rows} <= set(CATEGORIES)
     return rows
 
 
@@ -51,8 +51,8 @@ def test_folio_v2(
     agreement = prover_agreement(rows, "z3", "eprover")
     assert agreement.both_decided >= 0.8 * size and agreement.rate >= 0.99, agreement
     for row in rows:
-        if row["category"] == "parse_error":
-            assert "error: syntax:" in str(row["issues"])
+        if row.category == "parse_error":
+            assert "error: syntax:" in row.issues
 
 
 @pytest.mark.parametrize("name", ["folio-validation.jsonl", "folio-train.jsonl"])
@@ -60,8 +60,8 @@ def test_folio_v0_checks_without_exceptions(shared_data: Path, tmp_path: Path, n
     rows = _check(shared_data / "folio_v0" / name, tmp_path)
     assert len(rows) in (204, 1004)
     if name == "folio-train.jsonl":  # v0 train has no conclusion FOL: reported, not crashed
-        assert all(r["category"] == "parse_error" for r in rows)
-        assert all("conclusion:1:1: error: syntax: empty formula" in str(r["issues"]) for r in rows)
+        assert all(r.category == "parse_error" for r in rows)
+        assert all("conclusion:1:1: error: syntax: empty formula" in r.issues for r in rows)
 
 
 def test_every_formula_parses_or_fails_cleanly(shared_data: Path) -> None:
@@ -97,7 +97,6 @@ def test_folio_v2_validation_evidence_is_complete_and_every_core_proves_again(
     shared_data: Path, tmp_path: Path
 ) -> None:
     """Every conflict has evidence; every recorded core, re-checked alone by Z3, is a proof."""
-    import json
 
     from refinery.logic.parse import parse
     from refinery.prove.evidence import Recheck, recheck
@@ -108,12 +107,12 @@ def test_folio_v2_validation_evidence_is_complete_and_every_core_proves_again(
     rows = _check(path, tmp_path)
     total = Recheck()
     for row in rows:
-        if row["category"] in ("label_mismatch", "inconsistent"):
-            assert row["evidence"], row["id"]
-        detail = json.loads(str(row["evidence_detail"]))
+        if row.category in ("label_mismatch", "inconsistent"):
+            assert row.evidence, row.id
+        detail = row.evidence_detail
         if not (detail.get("cores") or detail.get("countermodels")):
             continue  # nothing proved (a parse or lint error, or the provers could not decide)
-        item = items[str(row["id"])]
+        item = items[row.id]
         premises = [parse(p) for p in item.premises_fol]
         total += recheck(detail, premises, parse(item.conclusion_fol or ""), Z3Prover(), Budget())
     assert total.cores_ok == len(total.core_sizes) > 100

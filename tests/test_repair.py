@@ -8,10 +8,10 @@ import pytest
 
 from refinery.check import Checker
 from refinery.errors import ConfigError
-from refinery.outcomes import Outcome, Status
+from refinery.outcomes import Category, Outcome, Status
 from refinery.prove.verdict import Budget
 from refinery.repair import RepairConfig, repair_item
-from refinery.repair_batches import repair_items
+from refinery.repair.batches import repair_items
 from vampire.registry import build_provers
 
 from fakes import ScriptedLLM, make_item
@@ -314,7 +314,7 @@ def test_dataset_semantics_categories_go_to_review_unrepaired(
     # ProofWriter's FOL is generated from its representations: only the label is in doubt
     item = make_item(1, ["P(a)"], "P(a)", "True")
     (row,) = checker.check_story([item])
-    row = {**row, "category": category, "label_dataset": "False"}
+    row = row.replace(category=Category(category), label_dataset="False")
     out = repair_item(item, row, checker=checker, config=RepairConfig())
     assert (out.status, out.reason, out.rounds) == ("needs_review", category, 0)
     assert out.suggested_label == suggested and out.label == "True"

@@ -18,9 +18,9 @@ from refinery import runs
 from refinery.agents.models import ErrorClass
 from refinery.outcomes import Outcome, edit_rows
 from refinery.report import run_history, write_report
-from refinery.report_data import anchors, summarise
-from refinery.report_diff import inline_diff
-from refinery.report_figures import error_class_figure
+from refinery.report.data import anchors, summarise
+from refinery.report.diff import inline_diff
+from refinery.report.figures import error_class_figure
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

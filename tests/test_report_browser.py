@@ -18,7 +18,7 @@ from headless_chromium import launch
 
 from refinery.outcomes import Outcome, Reason, Status
 from refinery.pipeline import RefineSettings, run_plain
-from refinery.report_data import anchors, natural_key
+from refinery.report.data import anchors, natural_key
 from vampire.registry import build_provers
 
 WAIT_MS = 30_000

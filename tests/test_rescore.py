@@ -28,7 +28,14 @@ from refinery import publish
 from refinery.cli import main
 from refinery.errors import DataError, RefineryError
 from refinery.labels import Label
-from refinery.rescore import Prediction, Predictions, Scores, Tally, read_predictions, rescore
+from refinery.publish.rescore import (
+    Prediction,
+    Predictions,
+    Scores,
+    Tally,
+    read_predictions,
+    rescore,
+)
 from refinery.runs import load_run, update_meta
 
 PREFIX = "folio-sample/all/"

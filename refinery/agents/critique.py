@@ -13,15 +13,13 @@ label-quality score (`label_score`: low when the label is likely wrong, as in cl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 from refinery.agents.alignment import BLAME, NAME_DRIFT, Finding, align
 from refinery.agents.models import Diagnosis, ErrorClass, Findings
 from refinery.agents.repairs import names as case_names
 from refinery.agents.repairs import near_names
-from refinery.check import lint_item, parse_item
+from refinery.check import CheckRow, lint_item, parse_item
 from refinery.datasets.records import Item
 from refinery.labels import Label
 from refinery.logic.analysis import occurrences
@@ -47,29 +45,16 @@ _LINT_CLASS = {
 
 def findings_for(
     item: Item,
-    row: Mapping[str, Any],
+    row: CheckRow,
     *,
     story_fol: Sequence[str] = (),
     feedback: Sequence[str] = (),
 ) -> Findings:
     """Assemble what the check stage knows about `item` (its check `row`) for the agents."""
     parsed = parse_item(item)
-    fol = {f"premises[{i}]": text for i, text in enumerate(item.premises_fol)}
-    fol["conclusion"] = item.conclusion_fol or ""
-    nl: dict[str, str] = {}
-    if len(item.premises) == len(item.premises_fol):
-        nl = {f"premises[{i}]": text for i, text in enumerate(item.premises)}
-    nl["conclusion"] = item.conclusion
-    labels = {k.removeprefix("label_"): str(v) for k, v in row.items() if k.startswith("label_")}
-    detail = json.loads(row.get("verdicts") or "{}")
-    models = {
-        prover: q["model"]
-        for prover, questions in detail.items()
-        for q in questions.values()
-        if q.get("model")
-    }
-    agreed = row.get("label") or None
-    evidence = json.loads(row.get("evidence_detail") or "{}")
+    fol = item.formulas()
+    nl = item.sentences()
+    agreed = row.label or None
     return Findings(
         item_id=item.id,
         story_id=item.story_id,
@@ -78,13 +63,13 @@ def findings_for(
         gold=item.label,
         problems=parsed.problems,
         issues=tuple(lint_item(parsed)),
-        labels=labels,
+        labels=row.prover_labels(),
         agreed=Label(agreed) if agreed else None,
-        models=models,
+        models=row.models,
         story_fol=tuple(story_fol),
         feedback=tuple(feedback),
         alignment=align(fol, nl, story_fol).findings,
-        evidence=evidence,
+        evidence=row.evidence_detail,
     )
 
 

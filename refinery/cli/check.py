@@ -10,7 +10,7 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,11 +25,14 @@ from refinery.cli.options import (
     prover_options,
 )
 
+if TYPE_CHECKING:
+    from refinery.check.row import CheckRow
+
 
 def _categories() -> tuple[str, ...]:
-    from refinery.check import CATEGORIES
+    from refinery.outcomes import Category
 
-    return tuple(CATEGORIES)
+    return tuple(Category)
 
 
 def run(args: Args) -> int:
@@ -63,9 +66,9 @@ def run(args: Args) -> int:
         return 1
     wall = time.perf_counter() - started
     first = rows[0]
-    out = args.out or Path(config.DEFAULT_RUNS_DIR) / first["dataset"] / first["split"] / "check"
+    out = args.out or Path(config.DEFAULT_RUNS_DIR) / first.dataset / first.split / "check"
     # whether a row came from the cache does not make its verdicts new
-    table = write_table(rows, out, "verdicts", volatile=("cached",))
+    table = write_table([r.to_dict() for r in rows], out, "verdicts", volatile=("cached",))
     _print_summary(rows, names, wall, console)
     if table.written:
         console.print(f"wrote {table.parquet} and {table.csv}")
@@ -97,33 +100,33 @@ def _check_out(out: Path) -> None:
 
 def _gates(text: str) -> set[str]:
     """The categories of `--fail-on`; `ConfigError` for a name that is not a category."""
-    from refinery.check import CATEGORIES
     from refinery.errors import ConfigError
+    from refinery.outcomes import Category
 
     gates = {c.strip() for c in text.split(",") if c.strip()}
-    unknown = sorted(gates - set(CATEGORIES))
+    unknown = sorted(gates - set(Category))
     if unknown:
         raise ConfigError(
             f"--fail-on: unknown categor{'y' if len(unknown) == 1 else 'ies'} "
-            f"{', '.join(unknown)}; expected some of {', '.join(CATEGORIES)}"
+            f"{', '.join(unknown)}; expected some of {', '.join(Category)}"
         )
     return gates
 
 
-def _counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    from refinery.summary import category_counts
+def _counts(rows: list[CheckRow]) -> dict[str, int]:
+    from refinery.check.summary import category_counts
 
     return dict(category_counts(rows))
 
 
 def _json_summary(
-    rows: list[dict[str, Any]],
+    rows: list[CheckRow],
     names: Sequence[str],
     wall: float,
     table: Any,
     failing: dict[str, int],
 ) -> dict[str, Any]:
-    from refinery.summary import prover_agreement
+    from refinery.check.summary import prover_agreement
 
     agreement = {}
     for i, a in enumerate(names):
@@ -136,21 +139,21 @@ def _json_summary(
         "provers": list(names),
         "categories": _counts(rows),
         "agreement": agreement,
-        "cached": sum(1 for r in rows if r["cached"]),
+        "cached": sum(1 for r in rows if r.cached),
         "files": {"parquet": str(table.parquet), "csv": str(table.csv)},
         "written": bool(table.written),
         "failed_gates": failing,
     }
 
 
-def _check_on_cluster(args: Args, names: list[str], cache: Path | None) -> list[dict[str, Any]]:
+def _check_on_cluster(args: Args, names: list[str], cache: Path | None) -> list[CheckRow]:
     """The check flow with story batches on the cluster `--task-runner` names (via Prefect)."""
     config.prefect_environment()
     from flows.check import check_flow
     from flows.server import temporary_api
 
     with temporary_api():  # a server that ends with the run, unless Prefect names one
-        rows: list[dict[str, Any]] = check_flow(
+        rows: list[CheckRow] = check_flow(
             sources=list(args.sources),
             provers=names,
             budget_seconds=args.budget,
@@ -163,9 +166,7 @@ def _check_on_cluster(args: Args, names: list[str], cache: Path | None) -> list[
     return rows
 
 
-def _check_here(
-    args: Args, names: list[str], cache: Path | None, console: Any
-) -> list[dict[str, Any]]:
+def _check_here(args: Args, names: list[str], cache: Path | None, console: Any) -> list[CheckRow]:
     """Check on this machine's pool, with a progress bar; no Prefect."""
     from refinery.check import check_items
     from refinery.datasets import load_any
@@ -196,12 +197,10 @@ def _check_here(
     return rows
 
 
-def _print_summary(
-    rows: list[dict[str, Any]], names: Sequence[str], wall: float, console: Any
-) -> None:
+def _print_summary(rows: list[CheckRow], names: Sequence[str], wall: float, console: Any) -> None:
     from rich.table import Table
 
-    from refinery.summary import category_counts, prover_agreement
+    from refinery.check.summary import category_counts, prover_agreement
 
     table = Table(title=f"{len(rows)} items checked in {wall:.1f}s")
     table.add_column("category")
@@ -217,7 +216,7 @@ def _print_summary(
                 f"{a} vs {b}: agree on {agreement.agree}/{agreement.both_decided} items both decided "
                 f"({agreement.rate:.1%})"
             )
-    cached = sum(1 for r in rows if r["cached"])
+    cached = sum(1 for r in rows if r.cached)
     console.print(f"verdicts from cache: {cached}/{len(rows)} items")
 
 

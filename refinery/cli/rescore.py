@@ -23,7 +23,7 @@ def run(args: Args) -> int:
     import json
 
     from refinery.outputs import atomic_write_text
-    from refinery.rescore import format_table, load_against, read_predictions, rescore
+    from refinery.publish.rescore import format_table, load_against, read_predictions, rescore
 
     against = load_against(args.against, split=args.split)
     predictions = read_predictions(args.predictions)

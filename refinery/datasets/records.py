@@ -14,18 +14,21 @@ Two values are derived, never passed in, so that they cannot go stale under `dat
 A source that gives no item at all is refused as a whole, and `empty_text_reason` /
 `no_items_reason` say why in the loaders' one-line `DataError`.
 
-Only the standard library and `refinery.labels` are imported here.
+Only the standard library and the vocabulary (`refinery.labels`, `refinery.addresses`) are
+imported here.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from refinery.addresses import CONCLUSION, premise
 from refinery.errors import DataError
 from refinery.labels import Label
 
@@ -121,6 +124,27 @@ class Item:
                 self.label,
             ),
         )
+
+    def formulas(self) -> dict[str, str]:
+        """The FOL by address (`refinery.addresses`): every premise, then the conclusion ("" when
+        the row has none)."""
+        fol = {premise(i): text for i, text in enumerate(self.premises_fol)}
+        fol[CONCLUSION] = self.conclusion_fol or ""
+        return fol
+
+    def sentences(self) -> dict[str, str]:
+        """The NL sentence of each formula by address: the premises only when they line up one
+        to one with their FOL, and the conclusion."""
+        nl: dict[str, str] = {}
+        if len(self.premises) == len(self.premises_fol):
+            nl = {premise(i): text for i, text in enumerate(self.premises)}
+        nl[CONCLUSION] = self.conclusion
+        return nl
+
+    def with_formulas(self, fol: Mapping[str, str]) -> Item:
+        """A copy whose FOL is `fol` (every address of `formulas`)."""
+        premises = tuple(fol[premise(i)] for i in range(len(self.premises_fol)))
+        return dataclasses.replace(self, premises_fol=premises, conclusion_fol=fol[CONCLUSION])
 
 
 @dataclass(frozen=True, slots=True)

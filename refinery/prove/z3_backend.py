@@ -41,18 +41,16 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import os
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from refinery import lifeline
 from refinery.errors import ConfigError, ProverUnavailable
 from refinery.logic.syntax import Formula
 from refinery.logic.to_z3 import Z3Translator
 from refinery.prove.countermodel import Countermodel, display_order, element_names
 from refinery.prove.verdict import RETRY_SECONDS, Budget, Problem, Status, Verdict
+from refinery.prove.z3_watchdog import Watchdog
 
 try:
     import z3
@@ -281,90 +279,6 @@ class Z3Prover:
         )
 
 
-class _Watchdog:
-    """Interrupts `ctx` after `seconds`, but only while the guarded block is still running.
-
-    Every watchdog of a process is served by one thread (`_Timers`): a timer thread per check
-    cost about 0.25 ms, a twentieth of a ProofWriter question.
-    """
-
-    def __init__(self, ctx: z3.Context, seconds: float) -> None:
-        self.ctx = ctx
-        self.seconds = seconds
-        self.fired = False
-        self.stopped = False  # interrupted because the run is (`_Timers.stop_all`)
-
-    def __enter__(self) -> None:
-        _TIMERS.arm(self, time.monotonic() + self.seconds)
-
-    def __exit__(self, *exc: object) -> None:
-        _TIMERS.disarm(self)
-
-
-class _Timers:
-    """The deadlines of the armed watchdogs, and the one daemon thread that fires them.
-
-    Arming, disarming and firing share one lock, so a late firing can never interrupt the
-    *next* check on a reused solver. The thread drops every reference to a watchdog before it
-    waits: a Z3 context must be freed by the thread that owns it, never by this one.
-    """
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        """No thread and no deadlines; a forked child starts so (with a fresh lock, too)."""
-        self._cond = threading.Condition()
-        self._armed: dict[int, tuple[float, _Watchdog]] = {}
-        self._thread: threading.Thread | None = None
-        self._wakes_at = math.inf  # when the thread will look again, unless notified
-
-    def arm(self, dog: _Watchdog, deadline: float) -> None:
-        with self._cond:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._serve, name="z3-watchdog")
-                self._thread.daemon = True
-                self._thread.start()
-            self._armed[id(dog)] = (deadline, dog)
-            if deadline < self._wakes_at:  # else the thread wakes in time anyway
-                self._cond.notify()
-
-    def disarm(self, dog: _Watchdog) -> None:
-        with self._cond:
-            self._armed.pop(id(dog), None)
-
-    def stop_all(self) -> None:
-        """Interrupt every running check now: the run was interrupted (`refinery.lifeline`)."""
-        with self._cond:
-            for dog in [dog for _, dog in self._armed.values()]:
-                dog.stopped = True
-                dog.ctx.interrupt()
-            self._armed.clear()
-
-    def _serve(self) -> None:
-        with self._cond:
-            while True:
-                now = time.monotonic()
-                wait = self._fire_due(now)
-                self._wakes_at = now + wait
-                self._cond.wait(wait)
-
-    def _fire_due(self, now: float) -> float:
-        """Interrupt every context past its deadline; the seconds to wait for the next one.
-        A function of its own, so its references to watchdogs end before the thread waits."""
-        for key, (deadline, dog) in list(self._armed.items()):
-            if deadline <= now:
-                del self._armed[key]
-                dog.fired = True
-                dog.ctx.interrupt()
-        return min((d for d, _ in self._armed.values()), default=now + 3600.0) - now
-
-
-_TIMERS = _Timers()
-os.register_at_fork(after_in_child=_TIMERS.reset)
-lifeline.on_interrupt.append(_TIMERS.stop_all)
-
-
 def _limits(budget: Budget) -> tuple[int, int | None]:
     """The solver's `timeout` (ms) and `rlimit` for `budget`; rejects budgets Z3 would misread."""
     if not math.isfinite(budget.seconds) or budget.seconds <= 0:
@@ -383,7 +297,7 @@ def _solver(
 ) -> z3.Solver:
     solver = z3.Solver(ctx=translator.ctx)
     # Z3 would take Ctrl-C for itself and answer "canceled", a timeout to us: the run's own
-    # handler must see it (and `_TIMERS.stop_all` interrupts the check at once)
+    # handler must see it (and `TIMERS.stop_all` interrupts the check at once)
     solver.set("ctrl_c", False)
     solver.set("timeout", timeout_ms)
     if rlimit is not None:
@@ -554,7 +468,7 @@ def _run(
 ) -> _Outcome:
     """One `check()` under a watchdog, classified into an `_Outcome` (with the core if `cores`,
     the model if `models`)."""
-    watchdog = _Watchdog(solver.ctx, timeout_ms / 1000 * 1.1 + WATCHDOG_GRACE)
+    watchdog = Watchdog(solver.ctx, timeout_ms / 1000 * 1.1 + WATCHDOG_GRACE)
     before = _rlimit_count(solver)
     with watchdog:
         result = solver.check()

@@ -124,13 +124,12 @@ class FeedbackEngine:
         if errors:
             return Feedback(lint=rendered, lint_errors=errors, issues=issues)
         [row] = self._checker.check_story([item])
-        labels = {k.removeprefix("label_"): v for k, v in row.items() if k.startswith("label_")}
         return Feedback(
             lint=rendered,
-            labels=labels,
-            label=row["label"],
-            agreement=row["agreement"],
-            evidence=tuple(line for line in row["evidence"].split("\n") if line),
+            labels=row.prover_labels(),
+            label=row.label,
+            agreement=row.agreement,
+            evidence=tuple(line for line in row.evidence.split("\n") if line),
             issues=issues,
         )
 

@@ -28,15 +28,18 @@ not counted separately; on unchanged data both caches hit together.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refinery.outcomes import Outcome, Status
 from refinery.outputs import atomic_write_text
 from refinery.runs.folder import previous_run
+
+if TYPE_CHECKING:
+    from refinery.check.row import CheckRow
 
 #: Outcome fields whose change makes an item "changed".
 COMPARED_FIELDS = ("status", "reason", "label", "prover_label", "content_hash")
@@ -160,9 +163,9 @@ class Changes:
         return "\n".join(lines) + "\n"
 
 
-def cache_reuse(rows: Iterable[Mapping[str, Any]]) -> CacheReuse:
+def cache_reuse(rows: Iterable[CheckRow]) -> CacheReuse:
     """Count the check rows whose verdicts all came from the cache."""
-    flags = [bool(r.get("cached")) for r in rows]
+    flags = [r.cached for r in rows]
     return CacheReuse(hits=sum(flags), items=len(flags))
 
 

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from refinery.errors import RefineryError
-from refinery.outcomes import Outcome
+from refinery.outcomes import Outcome, outcome_counts
 from refinery.outputs import atomic_write_text
+from refinery.runs.refined import write_refined
 
 RUN_FILE = "run.json"
 OUTCOMES_FILE = "outcomes.jsonl"
@@ -58,6 +59,69 @@ class Run:
     def refined_rows(self) -> list[dict[str, Any]]:
         """The refined split's rows, as written (refined.jsonl keeps the input's own types)."""
         return read_jsonl(self.path / "refined.jsonl")
+
+
+def write_run(
+    folder: Path,
+    rows: Sequence[Mapping[str, Any]],
+    outcomes: Sequence[Outcome],
+    meta: Mapping[str, Any],
+) -> dict[str, Path]:
+    """Write a run's files into `folder` (its staging folder, see `building`): the refined split
+    and audit trail (`refinery.runs.refined`), `outcomes.jsonl` and `run.json`. The one writer
+    of a run folder's data, for a Refine run and a review round alike; returns the paths."""
+    files = write_refined(folder, rows, outcomes)
+    files["outcomes"] = write_outcomes(folder, outcomes)
+    files["run"] = write_meta(folder, meta)
+    return files
+
+
+def refine_meta(
+    *,
+    run_id: str,
+    created_at: str,
+    source: str,
+    dataset: str,
+    split: str,
+    outcomes: Sequence[Outcome],
+    settings: Mapping[str, Any],
+    llm: str,
+) -> dict[str, Any]:
+    """run.json of a Refine run: what made it, and its outcome counts."""
+    return {
+        "run_id": run_id,
+        "kind": "refine",
+        "parent": None,
+        "created_at": created_at,
+        "source": source,
+        "dataset": dataset,
+        "split": split,
+        "items": len(outcomes),
+        "counts": outcome_counts(outcomes),
+        "settings": dict(settings),
+        "llm": llm,
+    }
+
+
+def review_meta(
+    parent: Run,
+    *,
+    run_id: str,
+    created_at: str,
+    outcomes: Sequence[Outcome],
+    review: Mapping[str, Any],
+) -> dict[str, Any]:
+    """run.json of a review round: its parent's, as a new version (`kind` review) with the
+    round's counts and what the round applied."""
+    meta = {
+        **parent.meta,
+        "run_id": run_id,
+        "kind": "review",
+        "parent": parent.run_id,
+        "created_at": created_at,
+        "counts": outcome_counts(outcomes),
+    }
+    return {**meta, "review": dict(review)}
 
 
 def write_outcomes(out_dir: Path, outcomes: Iterable[Outcome]) -> Path:

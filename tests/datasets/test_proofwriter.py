@@ -376,12 +376,15 @@ def test_contraposition_is_a_semantics_mismatch_and_a_wrong_gold_a_label_error(
     from vampire.registry import build_provers
 
     items = load(write(tmp_path / "meta-test.jsonl", [CONTRAPOSITION])).items
-    rows = check_items(
-        items,
-        prover_factory=build_provers,
-        prover_names=["z3", "eprover"],
-        budget=Budget(seconds=5),
-    )
+    rows = [
+        r.to_dict()
+        for r in check_items(
+            items,
+            prover_factory=build_provers,
+            prover_names=["z3", "eprover"],
+            budget=Budget(seconds=5),
+        )
+    ]
     got = [(r["label_z3"], r["label_eprover"], r["label_dataset"], r["category"]) for r in rows]
     assert got == [
         ("False", "False", "Uncertain", "semantics_mismatch"),  # classical: ¬Big(bob)
@@ -424,7 +427,7 @@ def test_paired_questions_share_calls_and_settled_theories_skip_consistency(
     goals = [to_text(p.conjecture) for p in prover.calls if p.conjecture is not None]
     assert sorted(goals) == sorted(["Big(bob)", "¬Big(bob)", "Red(bob)", "¬Red(bob)"] * 2)
     assert len(prover.calls) == 8  # without sharing: 2 × (1 + 4 × 2) = 18
-    assert [r["category"] for r in rows[:4]] == [
+    assert [r.category for r in rows[:4]] == [
         "semantics_mismatch",
         "semantics_mismatch",
         "label_mismatch",  # the scripted prover cannot derive ¬Red(bob): not a semantics case
@@ -439,9 +442,9 @@ def test_folio_rows_get_no_dataset_column(tmp_path: Path) -> None:
     (row,) = check_items(
         items, prover_factory=lambda names: [_pw_prover()], prover_names=["s"], budget=Budget()
     )
-    assert "label_dataset" not in row and row["category"] == "verified"
+    assert "label_dataset" not in row.to_dict() and row.category == "verified"
     (direct,) = Checker([_pw_prover()], Budget()).check_story(list(items))
-    assert list(direct) == list(row)
+    assert list(direct.to_dict()) == list(row.to_dict())
 
 
 @pytest.mark.prover

@@ -298,7 +298,7 @@ def test_a_watchdog_disarmed_in_time_never_interrupts_a_later_check() -> None:
     t = Z3Translator()
     solver = z3_backend.z3.Solver(ctx=t.ctx)  # type: ignore[attr-defined]
     solver.add(t.translate(pred("P", a)))
-    early = z3_backend._Watchdog(t.ctx, 0.05)
+    early = z3_backend.Watchdog(t.ctx, 0.05)
     with early:
         assert solver.check() == z3_backend.z3.sat  # type: ignore[attr-defined]
     time.sleep(0.2)  # well past the disarmed deadline
@@ -309,7 +309,7 @@ def test_a_watchdog_disarmed_in_time_never_interrupts_a_later_check() -> None:
 def test_watchdogs_fire_in_deadline_order_across_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     """A shorter deadline armed after a longer one still fires first (the thread re-plans)."""
     monkeypatch.setattr(z3_backend, "WATCHDOG_GRACE", 0.0)
-    slow = z3_backend._Watchdog(z3_backend.z3.Context(), 60.0)  # type: ignore[attr-defined]
+    slow = z3_backend.Watchdog(z3_backend.z3.Context(), 60.0)  # type: ignore[attr-defined]
     with slow:
         solver = _hard_solver()
         start = time.perf_counter()

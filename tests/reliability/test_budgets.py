@@ -26,7 +26,7 @@ from refinery.prove.decide import decide
 from refinery.prove.verdict import Budget
 from refinery.prove.verdict import Status as Szs
 from refinery.repair import RepairConfig
-from refinery.repair_batches import plan_repair, repair_items
+from refinery.repair.batches import plan_repair, repair_items
 from vampire.registry import build_provers
 
 from fakes import make_item
@@ -58,8 +58,8 @@ def _small_items() -> list[object]:
 def test_an_item_out_of_time_goes_to_review_and_the_batch_goes_on(tmp_path: Path) -> None:
     items = [_huge_item(), *_small_items()]
     checker = Checker(build_provers(PROVERS), BUDGET)
-    rows = [row for item in items for row in checker.check_story([item])]  # type: ignore[list-item]
-    assert [r["category"] for r in rows] == ["lint_error", "parse_error", "verified"]
+    rows = [row for item in items for row in checker.check_story([item])]
+    assert [r.category for r in rows] == ["lint_error", "parse_error", "verified"]
     common = {
         "prover_factory": build_provers,
         "prover_names": PROVERS,
@@ -137,8 +137,8 @@ def test_z3_decides_a_story_of_25_chained_rules() -> None:
 
     item = make_item(1, premises, conclusion, "True")
     (row,) = Checker(build_provers(PROVERS), BUDGET).check_story([item])
-    assert (row["label_z3"], row["label_eprover"]) == ("True", "True")
-    assert row["category"] == "verified"
+    assert row.prover_labels() == {"z3": "True", "eprover": "True"}
+    assert row.category == "verified"
 
 
 def test_without_the_retry_z3_leaves_the_chain_open(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -163,7 +163,7 @@ def test_the_retry_changes_no_label_on_folio_v2(
         rows = check_items(
             items, prover_factory=build_provers, prover_names=["z3"], budget=BUDGET, workers=1
         )
-        return [(r["id"], r["label_z3"], r["status_z3"], r["category"]) for r in rows]
+        return [(r.id, r.provers[0].label, r.provers[0].status, r.category) for r in rows]
 
     with_retry = columns()
     monkeypatch.setattr(z3_backend, "_RETRY", frozenset())

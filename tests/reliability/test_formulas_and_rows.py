@@ -63,8 +63,8 @@ def test_a_formula_nested_too_deep_is_a_parse_error_and_the_batch_goes_on(shape:
     rows = check_items(
         items, prover_factory=build_provers, prover_names=PROVERS, budget=Budget(seconds=5)
     )
-    assert [r["category"] for r in rows] == ["verified", "parse_error", "label_mismatch"]
-    assert rows[1]["issues"] == f"premises[1]:1:1: error: syntax: {TOO_DEEP}"
+    assert [r.category for r in rows] == ["verified", "parse_error", "label_mismatch"]
+    assert rows[1].issues == f"premises[1]:1:1: error: syntax: {TOO_DEEP}"
     problem = try_parse(HOSTILE[shape], field="premises[1]")
     assert not isinstance(problem, Parsed)
     assert (problem.kind, problem.message, problem.field) == ("too_deep", TOO_DEEP, "premises[1]")
@@ -85,7 +85,7 @@ def test_formulas_at_the_depth_limit_are_checked_with_real_provers() -> None:
     rows = check_items(
         items, prover_factory=build_provers, prover_names=PROVERS, budget=Budget(seconds=5)
     )
-    assert [(r["category"], r["label"]) for r in rows] == [("verified", "True")] * len(shapes)
+    assert [(r.category, r.label) for r in rows] == [("verified", "True")] * len(shapes)
 
 
 def test_lint_reports_a_too_deep_formula_and_lints_the_others(

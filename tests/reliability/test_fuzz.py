@@ -23,7 +23,7 @@ from refinery.logic.parse import Parsed, try_parse
 from refinery.outcomes import Status
 from refinery.prove.verdict import Budget
 from refinery.repair import RepairConfig
-from refinery.repair_batches import repair_items
+from refinery.repair.batches import repair_items
 from vampire.registry import build_provers
 
 BUDGET = Budget(seconds=0.5, rlimit=200_000)  # small: the point is the path, not the proofs
@@ -122,8 +122,8 @@ def test_no_hostile_file_escapes_load_lint_check_and_repair(
     rows = check_items(
         loaded.items, prover_factory=build_provers, prover_names=["z3"], budget=BUDGET
     )
-    assert [r["id"] for r in rows] == [it.id for it in loaded.items]
-    assert all(r["category"] in CATEGORIES for r in rows)
+    assert [r.id for r in rows] == [it.id for it in loaded.items]
+    assert all(r.category in CATEGORIES for r in rows)
 
     outcomes = repair_items(
         loaded.items,

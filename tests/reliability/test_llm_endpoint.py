@@ -323,7 +323,7 @@ def test_an_outcome_the_endpoint_failed_is_not_cached_and_is_retried_next_run(
     from refinery.check import check_items
     from refinery.prove.verdict import Budget
     from refinery.repair import RepairConfig, cacheable
-    from refinery.repair_batches import repair_items
+    from refinery.repair.batches import repair_items
     from vampire.registry import build_provers
 
     from fakes import make_item

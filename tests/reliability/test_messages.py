@@ -233,7 +233,7 @@ def test_f_a_cache_that_cannot_be_written_warns_once_and_the_run_goes_on(
         "workers": 1,
     }
     expected = check_items(items, **run)
-    assert [r["label"] for r in expected] == ["True", "False", "Uncertain"]
+    assert [r.label for r in expected] == ["True", "False", "Uncertain"]
 
     # SQLite's own SQLITE_FULL: every writing connection may not grow the file past its size now
     real_connect = sqlite3.connect
@@ -249,7 +249,7 @@ def test_f_a_cache_that_cannot_be_written_warns_once_and_the_run_goes_on(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         got = check_items(items, cache_path=cache, **run)
-    assert [(r["id"], r["label"]) for r in got] == [(r["id"], r["label"]) for r in expected]
+    assert [(r.id, r.label) for r in got] == [(r.id, r.label) for r in expected]
     messages = [str(w.message) for w in caught if issubclass(w.category, CacheWriteWarning)]
     assert messages, "no warning for a cache that could not be written"
     by_file = [m.split(":")[0] for m in messages]

@@ -16,8 +16,8 @@ import pytest
 from refinery import pipeline, publish, runs
 from refinery.errors import RefineryError
 from refinery.pipeline import RefineSettings, refine_here
+from refinery.publish.rescore import load_against
 from refinery.report import run_history
-from refinery.rescore import load_against
 from vampire.registry import build_provers
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """The run report of the Refine stage: `report.md`, `report.html` and two figures, written.
 
-`refinery.report_data` decides what the report says, `refinery.report_figures` draws its charts,
-and the Jinja2 templates in `refinery/report_templates/` lay it out; this module renders them
+`refinery.report.data` decides what the report says, `refinery.report.figures` draws its charts,
+and the Jinja2 templates in `refinery/report/templates/` lay it out; this module renders them
 and writes the files, each atomically. Both documents carry their figures as base64 ``data:``
 URIs, so the HTML page stays whole when copied alone and the Markdown shows its images where it
 is published as a Prefect artifact (which cannot reach a file beside it); the PNG files are still
@@ -23,9 +23,9 @@ from refinery import runs
 from refinery.agents.models import ErrorClass
 from refinery.outcomes import Outcome
 from refinery.outputs import atomic_write, atomic_write_text
-from refinery.report_data import NONE, STATUSES, summarise
-from refinery.report_diff import changes
-from refinery.report_figures import CONFUSION, ERROR_CLASSES, figures
+from refinery.report.data import NONE, STATUSES, summarise
+from refinery.report.diff import changes
+from refinery.report.figures import CONFUSION, ERROR_CLASSES, figures
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -169,7 +169,7 @@ def _templates() -> Environment:
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
     env = Environment(
-        loader=PackageLoader("refinery", "report_templates"),
+        loader=PackageLoader("refinery.report", "templates"),
         # dataset text is untrusted: escaped in HTML; the Markdown template escapes it itself
         autoescape=select_autoescape(("html.j2",), default_for_string=False, default=False),
         undefined=StrictUndefined,

@@ -36,7 +36,8 @@ CLEAN = "clean"
 #: How many ids each count lists in the table (the JSON lists them all).
 SHOWN_IDS = 3
 
-Outcome = Literal["correct", "wrong", "unparseable", "missing"]
+#: How one prediction scores against one label.
+Mark = Literal["correct", "wrong", "unparseable", "missing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +172,10 @@ def rescore(
             by_key[p.key] = p
     known, in_subset = set(split_keys), set(keys)
 
-    original: list[tuple[Label, Outcome]] = []
-    refined: list[tuple[Label, Outcome]] = []
-    changed_original: list[tuple[Label, Outcome]] = []
-    changed_refined: list[tuple[Label, Outcome]] = []
+    original: list[tuple[Label, Mark]] = []
+    refined: list[tuple[Label, Mark]] = []
+    changed_original: list[tuple[Label, Mark]] = []
+    changed_refined: list[tuple[Label, Mark]] = []
     unlabeled = changed_items = 0
     for row, key in zip(rows, keys, strict=True):
         prediction = by_key.get(key)
@@ -189,7 +190,7 @@ def rescore(
         ):
             if gold is None:
                 continue
-            scored = (gold, _outcome(prediction, gold))
+            scored = (gold, _mark(prediction, gold))
             side.append(scored)
             if changed:
                 changed_side.append(scored)
@@ -298,7 +299,7 @@ def _row_key(row: Mapping[str, Any], key: str) -> str:
     return text
 
 
-def _outcome(prediction: Prediction | None, gold: Label) -> Outcome:
+def _mark(prediction: Prediction | None, gold: Label) -> Mark:
     if prediction is None:
         return "missing"
     if prediction.label is None:
@@ -306,13 +307,13 @@ def _outcome(prediction: Prediction | None, gold: Label) -> Outcome:
     return "correct" if prediction.label is gold else "wrong"
 
 
-def _by_label(scored: Sequence[tuple[Label, Outcome]]) -> dict[str, Tally]:
+def _by_label(scored: Sequence[tuple[Label, Mark]]) -> dict[str, Tally]:
     tallies = {label.value: _tally(o for g, o in scored if g is label) for label in GOLD_LABELS}
     return {**tallies, ALL: _tally(o for _, o in scored)}
 
 
-def _tally(outcomes: Iterable[Outcome]) -> Tally:
-    counts = Counter(outcomes)
+def _tally(marks: Iterable[Mark]) -> Tally:
+    counts = Counter(marks)
     return Tally(
         items=counts.total(),
         correct=counts["correct"],

@@ -2,9 +2,9 @@
 
 `repair_items` is the repair step of a run: `plan_repair` answers unchanged stories from the
 outcome cache (keyed by `outcome_key`: the item, its story, the options, the provers and the
-code that decides outcomes), `repair_batch` runs `refinery.repair.repair_item` over the rest on
+code that decides outcomes), `repair_batch` runs `refinery.repair.loop.repair_item` over the rest on
 a worker (which writes no cache), and `RepairPlan` is the driver: the only writer of the
-outcome, verdict and LLM-reply caches. Per-item work lives in `refinery.repair`.
+outcome, verdict and LLM-reply caches. Per-item work lives in `refinery.repair.loop`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from refinery.check import (
     Checker,
+    CheckRow,
     ProverFactory,
     check_code_version,
     group_stories,
@@ -32,8 +33,13 @@ from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
 from refinery.prove.cache import TABLE as VERDICT_TABLE
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget
-from refinery.repair import RepairConfig, cacheable, repair_item
+from refinery.repair.loop import RepairConfig, repair_item
+from refinery.repair.outcome import cacheable
 from refinery.store import JsonStore, this_host, worker_view
+
+#: The code an outcome depends on besides the check's (`CHECK_CODE`), relative to the `refinery`
+#: package: its folders, then its single files (a test checks every one exists).
+REPAIR_CODE = (("agents", "logic", "prove", "repair"), ("outcomes.py",))
 
 # -- outcome cache ----------------------------------------------------------------------------------
 
@@ -44,13 +50,7 @@ def code_version() -> str:
 
     Part of every outcome-cache key, so editing a rule or a prompt invalidates cached outcomes.
     """
-    root = Path(__file__).resolve().parent
-    agents = code_hash(
-        root,
-        ("agents", "logic", "prove"),
-        ("repair.py", "repair_batches.py", "outcomes.py"),
-        (".py", ".lark", ".md"),
-    )
+    agents = code_hash(Path(__file__).resolve().parents[1], *REPAIR_CODE, (".py", ".lark", ".md"))
     return hashlib.sha256((agents + check_code_version()).encode()).hexdigest()
 
 
@@ -80,7 +80,7 @@ def outcome_key(
 # -- driver and batches ----------------------------------------------------------------------------
 
 #: A story to repair: each item with its check row and its cached outcome (None: to run).
-Pending = list[tuple[Item, dict[str, Any], dict[str, Any] | None]]
+Pending = list[tuple[Item, CheckRow, dict[str, Any] | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,13 +185,13 @@ class RepairPlan:
         """Every outcome, in input order."""
         for store in (self.store, self.verdicts, self.replies):
             store.close()
-        ordered = in_input_order(self.outcomes, [it.id for it in self.items])
+        ordered = in_input_order(self.outcomes, [it.id for it in self.items], lambda o: o["id"])
         return [Outcome.from_dict(o) for o in ordered]
 
 
 def plan_repair(
     items: Sequence[Item],
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[CheckRow],
     *,
     prover_factory: ProverFactory,
     prover_names: Sequence[str],
@@ -207,7 +207,7 @@ def plan_repair(
         from refinery.agents.llm import reset_breakers
 
         reset_breakers()
-    by_id = {r["id"]: r for r in rows}
+    by_id = {r.id: r for r in rows}
     stories = [[(it, by_id[it.id]) for it in story] for story in group_stories(items)]
     verdicts = VerdictCache(cache_path)
     verdicts.prepare()
@@ -232,7 +232,7 @@ def plan_repair(
 
 def repair_items(
     items: Sequence[Item],
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[CheckRow],
     *,
     prover_factory: ProverFactory,
     prover_names: Sequence[str],

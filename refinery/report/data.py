@@ -1,7 +1,7 @@
 """What a run report says, as typed records: counts, tables, items, edits, history, validations.
 
 `summarise` turns a run's outcomes (and its edit rows, validations, metadata, review decisions
-and earlier runs) into one `ReportData`; the templates in `refinery/report_templates/` only
+and earlier runs) into one `ReportData`; the templates in `refinery/report/templates/` only
 lay it out. Every list is sorted here (ids in natural order: "…/2" before "…/10"), so the same
 run always gives the same report. Each item gets one anchor (`item-<slug>`), unique within the
 report, and every record that names an item carries it, so a table row can link to the item.
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from refinery.labels import GOLD_LABELS, Label
 from refinery.outcomes import Outcome, Status
-from refinery.report_diff import Segment, changes, inline_diff, unified_diff
+from refinery.report.diff import Segment, changes, inline_diff, unified_diff
 
 #: Outcome statuses, in report order.
 STATUSES: tuple[str, ...] = tuple(s.value for s in Status)

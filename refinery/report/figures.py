@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from refinery.report_data import ReportData
+from refinery.report.data import ReportData
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

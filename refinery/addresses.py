@@ -1,0 +1,33 @@
+"""Where a formula sits in an item: ``premises[i]`` or ``conclusion``.
+
+Every stage names a formula by this address: parse errors and lint issues, proof cores, the
+critique's diagnoses, the rules' edits, the alignment's findings, the review queue. `premise`
+writes one and `premise_index` reads one back; `Item.formulas` (`refinery.datasets.records`)
+gives an item's formulas by address.
+"""
+
+from __future__ import annotations
+
+import re
+
+CONCLUSION = "conclusion"
+_PREMISE = re.compile(r"premises\[(\d+)\]")
+
+
+def premise(index: int) -> str:
+    """The address of the premise at `index` (from 0).
+
+    >>> premise(3)
+    'premises[3]'
+    """
+    return f"premises[{index}]"
+
+
+def premise_index(where: str) -> int | None:
+    """The index of the premise at `where`, or None when `where` names no single premise.
+
+    >>> premise_index("premises[12]"), premise_index("conclusion"), premise_index("premises")
+    (12, None, None)
+    """
+    found = _PREMISE.fullmatch(where)
+    return int(found.group(1)) if found else None
