@@ -6,8 +6,9 @@ STAMP  := $(VENV)/.installed-stamp
 export DO_NOT_TRACK := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_HOME := $(CURDIR)/.state/prefect
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: run test bench lint clean tmux chromium
+.PHONY: run test bench lint docs clean tmux chromium
 
 # --compile-bytecode: uv leaves .py files uncompiled, and where Python may not write its cache
 # (PYTHONDONTWRITEBYTECODE) every command would compile its imports again: measured, 1.5 s of a
@@ -60,6 +61,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check refinery vampire flows tasks tests benchmarks
 	$(VENV)/bin/ruff format --check refinery vampire flows tasks tests benchmarks
 	$(VENV)/bin/mypy
+
+# The documentation site (mkdocs.yml, docs/) into build/site; --strict: a broken link, a broken
+# anchor or a page missing from the nav fails the build.
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir build/site
 
 clean:
 	rm -rf $(VENV) .state
