@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from refinery.agents.alignment import BLAME, NAME_DRIFT, Finding, align
+from refinery.agents.alignment import BLAME, Finding, FindingKind, align
 from refinery.agents.models import Diagnosis, ErrorClass, Findings
 from refinery.agents.repairs import names as case_names
 from refinery.agents.repairs import near_names
@@ -113,10 +113,7 @@ def rule_critique(findings: Findings, *, drift_positions: Sequence[str] = ()) ->
                 )
             )
         blamed = [f for f in _deciding_findings(findings) if f.score >= BLAME]
-        out += [
-            _diag(f.where, _CLASS_OF_KIND.get(f.kind, ErrorClass.NL_MISMATCH), f.message, f.score)
-            for f in blamed
-        ]
+        out += [_diag(f.where, _CLASS_OF_KIND[f.kind], f.message, f.score) for f in blamed]
         if not out:
             out.append(
                 Diagnosis(
@@ -136,17 +133,23 @@ def rule_critique(findings: Findings, *, drift_positions: Sequence[str] = ()) ->
 
 
 _GOLD = (Label.TRUE, Label.FALSE, Label.UNCERTAIN)
-_CLASS_OF_KIND = {
-    "negation_missing": ErrorClass.WRONG_NEGATION,
-    "negation_extra": ErrorClass.WRONG_NEGATION,
-    "quantifier": ErrorClass.WRONG_QUANTIFIER,
-    "and_as_or": ErrorClass.WRONG_CONNECTIVE,
-    "or_as_and": ErrorClass.WRONG_CONNECTIVE,
-    "exclusive_or": ErrorClass.WRONG_CONNECTIVE,
-    "implication_missing": ErrorClass.WRONG_CONNECTIVE,
-    "implication_reversed": ErrorClass.WRONG_CONNECTIVE,
-    "argument_order": ErrorClass.ARGUMENT_ORDER,
-    NAME_DRIFT: ErrorClass.NAMING_DRIFT,
+#: The error class each kind of alignment finding diagnoses (a finding that something the
+#: sentence says is missing from the formula, or the reverse, is an `NL_MISMATCH`).
+_CLASS_OF_KIND: dict[FindingKind, ErrorClass] = {
+    FindingKind.NEGATION_MISSING: ErrorClass.WRONG_NEGATION,
+    FindingKind.NEGATION_EXTRA: ErrorClass.WRONG_NEGATION,
+    FindingKind.QUANTIFIER: ErrorClass.WRONG_QUANTIFIER,
+    FindingKind.AND_AS_OR: ErrorClass.WRONG_CONNECTIVE,
+    FindingKind.OR_AS_AND: ErrorClass.WRONG_CONNECTIVE,
+    FindingKind.EXCLUSIVE_OR: ErrorClass.WRONG_CONNECTIVE,
+    FindingKind.CONJUNCT_MISSING: ErrorClass.NL_MISMATCH,
+    FindingKind.IMPLICATION_MISSING: ErrorClass.WRONG_CONNECTIVE,
+    FindingKind.IMPLICATION_REVERSED: ErrorClass.WRONG_CONNECTIVE,
+    FindingKind.ARGUMENT_ORDER: ErrorClass.ARGUMENT_ORDER,
+    FindingKind.WORD_UNSYMBOLISED: ErrorClass.NL_MISMATCH,
+    FindingKind.ENTITY_UNSYMBOLISED: ErrorClass.NL_MISMATCH,
+    FindingKind.SYMBOL_UNGROUNDED: ErrorClass.NL_MISMATCH,
+    FindingKind.NAME_DRIFT: ErrorClass.NAMING_DRIFT,
 }
 
 
@@ -201,12 +204,12 @@ def _deciding_findings(
     renamed = {
         f.symbols
         for f in findings.alignment
-        if f.kind == NAME_DRIFT and not _RENAMES.isdisjoint(refuted.get(f.where, ()))
+        if f.kind == FindingKind.NAME_DRIFT and not _RENAMES.isdisjoint(refuted.get(f.where, ()))
     }
     return [
         f
         for f in findings.alignment
-        if f.where in wanted and not (f.kind == NAME_DRIFT and f.symbols in renamed)
+        if f.where in wanted and not (f.kind == FindingKind.NAME_DRIFT and f.symbols in renamed)
     ]
 
 

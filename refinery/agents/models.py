@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from refinery.agents.alignment import Finding as Mismatch
+from refinery.agents.alignment import Finding
 from refinery.labels import Label
 from refinery.logic.diagnostics import Issue
 from refinery.logic.errors import SyntaxProblem
@@ -101,7 +101,7 @@ class Findings:
     #: earlier proposals the gate rejected, and why — so a model can revise instead of repeating
     feedback: tuple[str, ...] = ()
     #: where a formula does not say what its sentence says (`refinery.agents.alignment`)
-    alignment: tuple[Mismatch, ...] = ()
+    alignment: tuple[Finding, ...] = ()
     #: why the provers give their label: cores per prover and question, countermodels
     #: (`refinery.prove.evidence.evidence_detail`)
     evidence: Mapping[str, Any] = field(default_factory=dict)

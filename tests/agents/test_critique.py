@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from refinery.agents.critique import findings_for, rule_critique
+from refinery.agents.alignment import FindingKind
+from refinery.agents.critique import _CLASS_OF_KIND, findings_for, rule_critique
 from refinery.agents.models import ErrorClass
 from refinery.check import Checker
 from refinery.labels import Label
@@ -61,3 +62,9 @@ def test_both_or_neither_with_xor_is_a_wrong_connective() -> None:
     assert [(d.where, d.error_class) for d in rule_critique(findings_for(item, row))] == [
         ("premises[0]", ErrorClass.WRONG_CONNECTIVE)
     ]
+
+
+def test_every_finding_kind_diagnoses_an_error_class() -> None:
+    assert set(_CLASS_OF_KIND) == set(FindingKind)
+    assert _CLASS_OF_KIND[FindingKind.QUANTIFIER] is ErrorClass.WRONG_QUANTIFIER
+    assert _CLASS_OF_KIND[FindingKind.WORD_UNSYMBOLISED] is ErrorClass.NL_MISMATCH

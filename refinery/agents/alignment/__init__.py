@@ -9,15 +9,19 @@ from a wrong label, and the repair gate to refuse an edit that reads worse than 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from refinery.agents.alignment.cues import read_sentence
+from refinery.agents.alignment.checks.argument_order import reads_swapped
+from refinery.agents.alignment.checks.common import Story
+from refinery.agents.alignment.checks.registry import check_formula
 from refinery.agents.alignment.drift import Drift, near_duplicates
-from refinery.agents.alignment.findings import mismatches, reads_swapped
+from refinery.agents.alignment.finding import Finding, FindingKind
 from refinery.agents.alignment.shape import shape_of
 from refinery.agents.alignment.sorts import swapped_arguments
-from refinery.agents.alignment.words import tokens
+from refinery.agents.reading.cues import read_sentence
+from refinery.agents.reading.words import tokens
 from refinery.logic.analysis import occurrences
 from refinery.logic.parse import parses
 from refinery.logic.syntax import Formula
@@ -26,23 +30,8 @@ from refinery.logic.syntax import Formula
 BLAME = 0.5
 #: An item whose worst finding reaches this is an `nl_mismatch` issue (queued even if verified).
 ISSUE = 0.8
-#: The finding kind of one name spelled two ways across the story.
-NAME_DRIFT = "name_drift"
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One way a formula of the item does not say what its sentence says."""
-
-    where: str  # premises[i] or conclusion
-    kind: str
-    score: float
-    words: tuple[str, ...]
-    symbols: tuple[str, ...]
-    message: str
-
-    def render(self) -> str:
-        return f"{self.where}: {self.kind} ({self.score:.2f}) {self.message}"
+#: `FindingKind.NAME_DRIFT` under its former name, for `refinery.agents.settle`.
+NAME_DRIFT = FindingKind.NAME_DRIFT
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,19 +67,16 @@ def align(
     """
     parsed = {where: f for where, text in fol.items() if (f := parses(text)) is not None}
     story = [f for t in story_fol if (f := parses(t)) is not None]
-    story_names = {
-        (o.kind, o.name, o.arity) for f in (*parsed.values(), *story) for o in occurrences(f)
-    }
-    story_predicates = {
-        name: arity for kind, name, arity in sorted(story_names) if kind == "predicate"
-    }
-    story_constants = sorted(name for kind, name, _ in story_names if kind == "constant")
+    used = {(o.kind, o.name, o.arity) for f in (*parsed.values(), *story) for o in occurrences(f)}
+    story_names = Story(
+        predicates={name: arity for kind, name, arity in sorted(used) if kind == "predicate"},
+        constants=sorted(name for kind, name, _ in used if kind == "constant"),
+    )
     found: list[Finding] = []
     for where, formula in parsed.items():
-        sentence = nl.get(where, "")
-        shape = shape_of(formula)
-        for m in mismatches(read_sentence(sentence), shape, story_predicates, story_constants):
-            found.append(Finding(where, m.kind, m.score, m.words, m.symbols, m.message))
+        sentence = read_sentence(nl.get(where, ""))
+        for finding in check_formula(sentence, shape_of(formula), story_names):
+            found.append(dataclasses.replace(finding, where=where))
     found += _drift(parsed, story, nl)
     found += _sorts(parsed, story, nl)
     return Alignment(tuple(sorted(found, key=lambda f: (-f.score, f.where, f.kind))))
@@ -139,14 +125,14 @@ def _sorts(
                 continue  # as often each way in the story, and the sentence does not turn it
             out.append(
                 Finding(
-                    where,
-                    "argument_order",
+                    FindingKind.ARGUMENT_ORDER,
                     0.6,
                     (),
                     (swap.predicate,),
                     f"{swap.predicate}({', '.join(swap.args)}): elsewhere in the story "
                     f"{swap.constant} is {swap.predicate}'s {('second', 'first')[swap.place]} "
                     "argument",
+                    where=where,
                 )
             )
     return out
@@ -154,13 +140,22 @@ def _sorts(
 
 def _drift_finding(where: str, drift: Drift, score: float) -> Finding:
     return Finding(
-        where,
-        NAME_DRIFT,
+        FindingKind.NAME_DRIFT,
         score,
         (),
         (drift.first, drift.second),
         f"{drift.first} and {drift.second} look like one {drift.kind} spelled two ways",
+        where=where,
     )
 
 
-__all__ = ["BLAME", "ISSUE", "NAME_DRIFT", "Alignment", "Finding", "align", "align_formula"]
+__all__ = [
+    "BLAME",
+    "ISSUE",
+    "NAME_DRIFT",
+    "Alignment",
+    "Finding",
+    "FindingKind",
+    "align",
+    "align_formula",
+]

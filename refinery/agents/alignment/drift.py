@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from refinery.agents.alignment.words import FUNCTION_WORDS, name_words, same_word
+from refinery.agents.reading.words import FUNCTION_WORDS, name_words, same_word
 
 
 @dataclass(frozen=True, slots=True)

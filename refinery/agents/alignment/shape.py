@@ -1,6 +1,6 @@
 """What a formula says, counted: negations, quantifiers by their effective kind, connectives, atoms.
 
-The counts are what a sentence's cues are compared with (`refinery.agents.alignment.findings`).
+The counts are what a sentence's cues are compared with (`refinery.agents.alignment.checks`).
 Quantifiers are counted by the kind they have in effect: `¬∀x` reads "not all" (existential),
 `¬∃x` reads "no" (universal), and a quantifier in a rule's condition flips the same way.
 `¬(a = b)` is FOLIO's "distinct", not a negation any sentence states.

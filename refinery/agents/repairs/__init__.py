@@ -1,20 +1,15 @@
 """Rule-based repairs: named, pure, deterministic proposers of candidate edits.
 
-This package owns the refiner's deterministic backend. Each rule (one module: `parentheses`,
-`typos`, `arity`, `free_variables`, `names`, `connectives`) reads one item's `Findings` and
-returns `Candidate`s (edits applied together), most plausible first; it never decides anything —
-the gate in `refinery.repair` re-parses, re-lints and re-proves every candidate. Rules share text
-surgery (`edits`: every edit keeps the annotator's spelling, every `after` parses) and evidence
-(`evidence`: the item's names, its sentences' words, quantifier and connective cues).
-`registry.RULES` lists them in the order they are tried:
-
-- `balance_parentheses`: insert or delete one parenthesis per unmatched one.
-- `fix_token_typos`: `v` for ∨, trailing free text, doubled operators, stray characters, a
-  quantifier without its variable, a lost ','.
-- `harmonize_arity`: make a predicate's minority arity match its majority one.
-- `close_free_variables`: bind a free variable, or name the one constant its slot takes.
-- `unify_names`: rewrite the minority spelling of a name spelled two ways; a tie is left alone.
-- `both_or_neither_iff`: ⊕ → ↔ where the sentence says "either both … or neither".
+This package owns the refiner's deterministic backend. Each rule is one module that declares its
+`TAG` (name and error class) and reads one item's `Findings` into `Candidate`s (edits applied
+together), most plausible first; it never decides anything — the gate in `refinery.repair`
+re-parses, re-lints and re-proves every candidate. `registry.RULES` lists the rules in the order
+they are tried (each module's docstring says what it does): first those that repair syntax and
+structure, then the meaning-level rules (`registry.MEANING_RULES`), which act only where the
+alignment blames a formula (`semantic`). Rules share text surgery (`edits`: every edit keeps the
+annotator's spelling, every `after` parses), the item's names located in its formulas
+(`located`), and the one sentence reader (`refinery.agents.reading`: the sentences' words, their
+quantifier and connective cues).
 
 Syntax repairs for several broken formulas are also proposed together (`edits.joint`): the gate
 accepts an item only when all its formulas parse.

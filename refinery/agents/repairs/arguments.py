@@ -6,6 +6,7 @@ leads Diamond Mine"): swap the two arguments of each atom of that predicate in t
 
 from __future__ import annotations
 
+from refinery.agents.alignment import FindingKind
 from refinery.agents.models import ErrorClass, Findings
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
@@ -27,7 +28,7 @@ def propose(findings: Findings) -> list[Candidate]:
     ['Leads(roderickStrong, diamondMine)']
     """
     out: list[Candidate] = []
-    for finding, text, formula in flagged(findings, "argument_order"):
+    for finding, text, formula in flagged(findings, FindingKind.ARGUMENT_ORDER):
         for path, node in nodes(formula):
             if (
                 not isinstance(node, Pred)

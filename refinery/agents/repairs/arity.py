@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.reading.spelling import Words
 from refinery.agents.repairs.edits import (
     MAX_CANDIDATES,
     Candidate,
@@ -22,13 +23,7 @@ from refinery.agents.repairs.edits import (
     splice,
     unique_candidates,
 )
-from refinery.agents.repairs.evidence import (
-    Atom,
-    Words,
-    atoms_of,
-    item_texts,
-    sentence_words,
-)
+from refinery.agents.repairs.located import LocatedAtom, atoms_of, item_texts, sentence_words
 from refinery.logic.analysis import subformulas
 from refinery.logic.parse import parses
 from refinery.logic.syntax import And, Const, Formula, Or
@@ -36,7 +31,7 @@ from refinery.logic.syntax import And, Const, Formula, Or
 TAG = RuleTag("harmonize_arity", ErrorClass.ARITY_CONFLICT)
 
 
-def _fixed_constants(atoms: Sequence[Atom]) -> dict[int, str]:
+def _fixed_constants(atoms: Sequence[LocatedAtom]) -> dict[int, str]:
     """Positions where every atom has the same constant."""
     out: dict[int, str] = {}
     for i, arg in enumerate(atoms[0].args):
@@ -45,7 +40,7 @@ def _fixed_constants(atoms: Sequence[Atom]) -> dict[int, str]:
     return out
 
 
-def _drop_arg(atom: Atom, i: int) -> TextEdit:
+def _drop_arg(atom: LocatedAtom, i: int) -> TextEdit:
     """Remove argument `i` of `atom` with its separator.
 
     >>> text = "R(x, a,b)"
@@ -58,7 +53,7 @@ def _drop_arg(atom: Atom, i: int) -> TextEdit:
     return (spans[0][0], spans[1][0], "")
 
 
-def _insert_arg(text: str, atom: Atom, i: int, name: str) -> TextEdit:
+def _insert_arg(text: str, atom: LocatedAtom, i: int, name: str) -> TextEdit:
     """Insert `name` as argument `i` of `atom`, separated as the atom (or the text) separates.
 
     >>> text = "R(x,y) ∧ P(x)"
@@ -75,11 +70,11 @@ def _insert_arg(text: str, atom: Atom, i: int, name: str) -> TextEdit:
     return (spans[i][0], spans[i][0], f"{name}{sep}")
 
 
-ArityOption = Callable[[str, Atom], TextEdit | None]
+ArityOption = Callable[[str, LocatedAtom], TextEdit | None]
 
 
 def _arity_options(
-    minority_k: int, majority_k: int, majority: Sequence[Atom], sentences: dict[str, Words]
+    minority_k: int, majority_k: int, majority: Sequence[LocatedAtom], sentences: dict[str, Words]
 ) -> list[ArityOption]:
     """Structurally justified ways to turn a `minority_k`-ary atom into a `majority_k`-ary one.
 
@@ -103,7 +98,7 @@ def _arity_options(
     if minority_k == majority_k + 1:
         for i in range(minority_k - 1, -1, -1):
 
-            def drop(text: str, atom: Atom, i: int = i) -> TextEdit | None:
+            def drop(text: str, atom: LocatedAtom, i: int = i) -> TextEdit | None:
                 arg = atom.args[i]
                 kept = atom.args[:i] + atom.args[i + 1 :]
                 clash = any(
@@ -118,7 +113,7 @@ def _arity_options(
     elif minority_k + 1 == majority_k and minority_k in fixed:
         constant = fixed[minority_k]
 
-        def append(text: str, atom: Atom) -> TextEdit | None:
+        def append(text: str, atom: LocatedAtom) -> TextEdit | None:
             if any(isinstance(t, Const) and t.name == constant for t in atom.args):
                 return None  # the constant is already there: the missing one is another
             if any(
@@ -183,7 +178,7 @@ def propose(findings: Findings) -> list[Candidate]:
     """
     parsed = parsed_fields(findings)
     sentences = {findings.fol[w]: sentence_words(findings, w) for w in parsed}
-    uses: dict[str, dict[int, list[Atom]]] = {}
+    uses: dict[str, dict[int, list[LocatedAtom]]] = {}
     for text in item_texts(findings):
         for atom in atoms_of(text):
             uses.setdefault(atom.name, {}).setdefault(len(atom.args), []).append(atom)

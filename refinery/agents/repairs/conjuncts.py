@@ -8,11 +8,12 @@ becomes `Loyal(x) ∧ Friendly(x)` for "loyal and friendly", `∨` for "or"), or
 
 from __future__ import annotations
 
-from refinery.agents.alignment.cues import read_sentence
-from refinery.agents.alignment.words import content, name_words, same_word
+from refinery.agents.alignment import FindingKind
 from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.reading.cues import read_sentence
+from refinery.agents.reading.words import content, name_words, same_word
 from refinery.agents.repairs.edits import Candidate, RuleTag
-from refinery.agents.repairs.evidence import item_texts, name_uses
+from refinery.agents.repairs.located import item_texts, name_uses
 from refinery.agents.repairs.semantic import best, flagged, node_edits
 from refinery.logic.rewrite import Path, nodes
 from refinery.logic.syntax import And, Formula, Or, Pred
@@ -33,7 +34,7 @@ def propose(findings: Findings) -> list[Candidate]:
     """
     arity = {u.name: u.arity for t in item_texts(findings) for u in name_uses(t)}
     out: list[Candidate] = []
-    for finding, text, formula in flagged(findings, "word_unsymbolised"):
+    for finding, text, formula in flagged(findings, FindingKind.WORD_UNSYMBOLISED):
         (predicate,) = finding.symbols[:1]
         if arity.get(predicate) != 1:
             continue  # a one-place predicate takes its neighbour's argument; others are guesses

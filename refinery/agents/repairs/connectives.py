@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.reading.cues import BOTH_OR_NEITHER
 from refinery.agents.repairs.edits import (
     MAX_CANDIDATES,
     Candidate,
     RuleTag,
     make_edit,
 )
-from refinery.agents.repairs.evidence import BOTH_OR_NEITHER
 from refinery.logic.analysis import subformulas
 from refinery.logic.parse import parses
 from refinery.logic.syntax import Not, Pred, Xor

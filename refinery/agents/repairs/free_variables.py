@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import assert_never
 
 from refinery.agents.models import Edit, ErrorClass, Findings, Where
+from refinery.agents.reading.cues import quantifier_cue
 from refinery.agents.repairs.edits import (
     Candidate,
     Fix,
@@ -24,12 +25,7 @@ from refinery.agents.repairs.edits import (
     shape,
     splice,
 )
-from refinery.agents.repairs.evidence import (
-    VARIABLE,
-    atoms_of,
-    name_uses,
-    quantifier_cue,
-)
+from refinery.agents.repairs.located import VARIABLE, atoms_of, name_uses
 from refinery.logic.lint import lint
 from refinery.logic.parse import parses
 from refinery.logic.syntax import (

@@ -8,6 +8,7 @@ over a conjunction (`∀x (A(x) ∧ B(x))`, "everything is an A"): make it the r
 
 from __future__ import annotations
 
+from refinery.agents.alignment import FindingKind
 from refinery.agents.models import ErrorClass, Findings
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
@@ -29,7 +30,7 @@ def propose(findings: Findings) -> list[Candidate]:
     ['∀x (Student(x) → Young(x))']
     """
     out: list[Candidate] = []
-    for finding, text, formula in flagged(findings, "implication_missing"):
+    for finding, text, formula in flagged(findings, FindingKind.IMPLICATION_MISSING):
         changes: list[tuple[Path, Formula, list[tuple[int, int, str]]]] = []
         for path, node in nodes(formula):
             if isinstance(node, Forall) and isinstance(node.body, And) and len(node.body.args) >= 2:
@@ -37,7 +38,7 @@ def propose(findings: Findings) -> list[Candidate]:
                 condition = args[0] if len(args) == 2 else And(args[:-1])
                 changes.append(((*path, 0), Implies(condition, args[-1]), []))
         out += node_edits(TAG, finding, text, formula, changes)
-    for finding, text, formula in flagged(findings, "implication_reversed"):
+    for finding, text, formula in flagged(findings, FindingKind.IMPLICATION_REVERSED):
         first = next(((p, n) for p, n in nodes(formula) if isinstance(n, Implies)), None)
         if first is None:
             continue

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 
 from refinery.agents.alignment.drift import MAX_NAMES, edit_distance
 from refinery.agents.models import ErrorClass, Findings, Where
+from refinery.agents.reading.spelling import Words
+from refinery.agents.reading.words import CAMEL_WORDS
 from refinery.agents.repairs.edits import (
     MAX_CANDIDATES,
     Candidate,
@@ -21,13 +23,8 @@ from refinery.agents.repairs.edits import (
     splice,
     unique_candidates,
 )
-from refinery.agents.repairs.evidence import (
-    CAMEL_WORDS,
-    NameKind,
-    Words,
-    item_texts,
-    name_uses,
-)
+from refinery.agents.repairs.located import item_texts, name_uses
+from refinery.logic.analysis import SymbolKind
 from refinery.logic.syntax import Formula
 
 TAG = RuleTag("unify_names", ErrorClass.NAMING_DRIFT)
@@ -58,7 +55,7 @@ def _plural(a: str, b: str) -> bool:
     )
 
 
-def spelled_alike(a: str, b: str, kind: NameKind) -> bool:
+def spelled_alike(a: str, b: str, kind: SymbolKind) -> bool:
     """Whether `a` and `b` look like two spellings of one name.
 
     Case-only differences, plurals (`Dance`/`Dances`), and one edit between names of at least
@@ -108,14 +105,14 @@ def _both_in_nl(a: str, b: str, words: Words) -> bool:
     return all(words.known(w) for name in (a, b) for w in CAMEL_WORDS.findall(name))
 
 
-def _conventional(name: str, kind: NameKind) -> bool:
+def _conventional(name: str, kind: SymbolKind) -> bool:
     """FOLIO spells predicates UpperCamel and constants lowerCamel."""
     first = name[:1]
     return first.isupper() if kind == "predicate" else not first.isupper()
 
 
 def _preference(
-    words: Words, kind: NameKind, formulas: Counter[str], occurrences: Counter[str]
+    words: Words, kind: SymbolKind, formulas: Counter[str], occurrences: Counter[str]
 ) -> Callable[[str, str], bool]:
     """Whether spelling `t` beats spelling `m` of one name (`beats(t, m)`).
 
@@ -142,7 +139,7 @@ def _preference(
     return beats
 
 
-def rename(text: str, kind: NameKind, arity: int | None, old: str, new: str) -> str:
+def rename(text: str, kind: SymbolKind, arity: int | None, old: str, new: str) -> str:
     """Rewrite whole-name occurrences of `old` (of `kind`, and `arity` if given) to `new`.
 
     >>> rename("∀x (Student(x) → StudentAt(x, mit))", "predicate", 1, "Student", "Pupil")
@@ -179,8 +176,8 @@ def propose(findings: Findings) -> list[Candidate]:
     [[('premises[0]', '∀x (Student(x) → Young(x))')]]
     """
     parsed = parsed_fields(findings)
-    formulas: dict[tuple[NameKind, int], Counter[str]] = {}
-    occurrences: dict[tuple[NameKind, int], Counter[str]] = {}
+    formulas: dict[tuple[SymbolKind, int], Counter[str]] = {}
+    occurrences: dict[tuple[SymbolKind, int], Counter[str]] = {}
     for text in item_texts(findings):
         uses = name_uses(text)
         for u in uses:
@@ -188,12 +185,12 @@ def propose(findings: Findings) -> list[Candidate]:
         for kind, arity, name in {(u.kind, u.arity, u.name) for u in uses}:
             formulas.setdefault((kind, arity), Counter())[name] += 1
     in_item = {(u.kind, u.arity, u.name) for w in parsed for u in name_uses(findings.fol[w])}
-    arities: dict[tuple[NameKind, str], set[int]] = {}
+    arities: dict[tuple[SymbolKind, str], set[int]] = {}
     for kind, arity, name in in_item:
         arities.setdefault((kind, name), set()).add(arity)
     words = Words.of(*findings.nl.values())
     # (strength, kind, arity, minority, target): one rewrite per losing spelling
-    rewrites: list[tuple[tuple[float, float], NameKind, int, str, str]] = []
+    rewrites: list[tuple[tuple[float, float], SymbolKind, int, str, str]] = []
     for (kind, arity), names in sorted(formulas.items()):
         if len(names) > MAX_NAMES:
             continue  # pairs grow with the square of the names (see `MAX_NAMES`)
@@ -227,7 +224,7 @@ def propose(findings: Findings) -> list[Candidate]:
 def _rename_everywhere(
     findings: Findings,
     parsed: dict[Where, Formula],
-    rewrites: Sequence[tuple[tuple[float, float], NameKind, int, str, str]],
+    rewrites: Sequence[tuple[tuple[float, float], SymbolKind, int, str, str]],
     *,
     mixed_only: bool = False,
 ) -> Candidate:

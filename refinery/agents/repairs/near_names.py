@@ -12,12 +12,13 @@ from __future__ import annotations
 import functools
 from collections import Counter
 
-from refinery.agents.alignment import NAME_DRIFT
+from refinery.agents.alignment import FindingKind
 from refinery.agents.models import ErrorClass, Findings
 from refinery.agents.repairs.edits import Candidate, RuleTag, parsed_fields, rewrite_item
-from refinery.agents.repairs.evidence import NameKind, item_texts, name_uses
+from refinery.agents.repairs.located import item_texts, name_uses
 from refinery.agents.repairs.names import rename
 from refinery.agents.repairs.semantic import best, flagged
+from refinery.logic.analysis import SymbolKind
 
 TAG = RuleTag("unify_near_names", ErrorClass.NAMING_DRIFT)
 
@@ -43,7 +44,7 @@ def propose(findings: Findings) -> list[Candidate]:
     )
     out: list[Candidate] = []
     done: set[tuple[str, str]] = set()
-    for finding, _, _ in flagged(findings, NAME_DRIFT):
+    for finding, _, _ in flagged(findings, FindingKind.NAME_DRIFT):
         first, second = finding.symbols[:2]
         if (first, second) in done:
             continue
@@ -62,17 +63,17 @@ def propose(findings: Findings) -> list[Candidate]:
     return best(out)
 
 
-def _rename(text: str, *, kind: NameKind, arity: int, old: str, new: str) -> str:
+def _rename(text: str, *, kind: SymbolKind, arity: int, old: str, new: str) -> str:
     return rename(text, kind, arity, old, new)
 
 
 def _orders(
     findings: Findings,
-    kind: NameKind,
+    kind: SymbolKind,
     arity: int,
     first: str,
     second: str,
-    uses: Counter[tuple[NameKind, int, str]],
+    uses: Counter[tuple[SymbolKind, int, str]],
 ) -> list[tuple[str, str]]:
     """(old, new) renames to try: the conclusion's drift first, else the minority spelling."""
     in_conclusion = {u.name for u in name_uses(findings.fol.get("conclusion", ""))}

@@ -9,9 +9,10 @@ the choice to a person. From `negation_extra`: drop one ¬ (never a `≠`).
 
 from __future__ import annotations
 
-from refinery.agents.alignment.cues import read_sentence
-from refinery.agents.alignment.words import content, name_words, same_word
+from refinery.agents.alignment import FindingKind
 from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.reading.cues import read_sentence
+from refinery.agents.reading.words import content, name_words, same_word
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
 from refinery.logic.rewrite import Path, nodes
@@ -32,12 +33,12 @@ def propose(findings: Findings) -> list[Candidate]:
     ['∀x (Bird(x) → ¬Fly(x))', '¬∀x (Bird(x) → Fly(x))']
     """
     out: list[Candidate] = []
-    for finding, text, formula in flagged(findings, "negation_missing"):
+    for finding, text, formula in flagged(findings, FindingKind.NEGATION_MISSING):
         sentence = findings.nl.get(finding.where, "")
         named, guesses = _negations(formula, sentence, finding.words)
         out += node_edits(TAG, finding, text, formula, named)
         out += node_edits(TAG, finding, text, formula, guesses, guess=True)
-    for finding, text, formula in flagged(findings, "negation_extra"):
+    for finding, text, formula in flagged(findings, FindingKind.NEGATION_EXTRA):
         out += node_edits(TAG, finding, text, formula, _removals(text, formula))
     return best(out)
 

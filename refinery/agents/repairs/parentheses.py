@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from refinery.agents.models import Edit, ErrorClass, Findings, Where
+from refinery.agents.reading.spelling import Words
+from refinery.agents.reading.words import CAMEL_WORDS
 from refinery.agents.repairs.edits import (
     BINARY,
     MAX_CANDIDATES,
@@ -33,12 +35,7 @@ from refinery.agents.repairs.edits import (
     shape,
     splice,
 )
-from refinery.agents.repairs.evidence import (
-    CAMEL_WORDS,
-    Words,
-    item_vocabulary,
-    sentence_words,
-)
+from refinery.agents.repairs.located import item_vocabulary, sentence_words
 from refinery.logic.analysis import subformulas
 from refinery.logic.errors import SyntaxProblem
 from refinery.logic.parse import parses, try_parse

@@ -9,8 +9,9 @@ negation in: `¬∀x (A(x) → B(x))` ("not every A is B") becomes `∀x (A(x) �
 
 from __future__ import annotations
 
-from refinery.agents.alignment.cues import read_sentence
+from refinery.agents.alignment import FindingKind
 from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.reading.cues import read_sentence
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
 from refinery.logic.rewrite import Path, nodes
@@ -31,8 +32,10 @@ def propose(findings: Findings) -> list[Candidate]:
     ['∀x (Cat(x) ∧ Pet(x))', '∀x (Cat(x) → Pet(x))']
     """
     out: list[Candidate] = []
-    for finding, text, formula in flagged(findings, "quantifier", "implication_missing"):
-        if finding.kind == "implication_missing" and finding.symbols != ("∧",):
+    for finding, text, formula in flagged(
+        findings, FindingKind.QUANTIFIER, FindingKind.IMPLICATION_MISSING
+    ):
+        if finding.kind == FindingKind.IMPLICATION_MISSING and finding.symbols != ("∧",):
             continue  # only ∀x (A ∧ B): "everything is an A" may be a "some" read as ∀
         wrong = Exists if "∃" in finding.symbols else Forall
         changes = _switches(text, formula, wrong)

@@ -9,6 +9,7 @@ under a ¬ when the sentence has no "nor" either),
 
 from __future__ import annotations
 
+from refinery.agents.alignment import FindingKind
 from refinery.agents.models import ErrorClass, Findings
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
@@ -32,10 +33,12 @@ def propose(findings: Findings) -> list[Candidate]:
     ['Tall(ann) ∧ Rich(ann)']
     """
     out: list[Candidate] = []
-    for finding, text, formula in flagged(findings, "and_as_or", "or_as_and", "exclusive_or"):
-        if finding.kind == "and_as_or":
+    for finding, text, formula in flagged(
+        findings, FindingKind.AND_AS_OR, FindingKind.OR_AS_AND, FindingKind.EXCLUSIVE_OR
+    ):
+        if finding.kind == FindingKind.AND_AS_OR:
             changes = _ors_to(text, formula, And, "∧", negated="¬∨" in finding.symbols)
-        elif finding.kind == "or_as_and":
+        elif finding.kind == FindingKind.OR_AS_AND:
             changes = _ands_to_or(text, formula)
         elif "∨" in finding.symbols:
             changes = _ors_to(text, formula, Xor, "⊕")

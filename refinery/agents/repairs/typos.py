@@ -22,7 +22,7 @@ from refinery.agents.repairs.edits import (
     joint,
     splice,
 )
-from refinery.agents.repairs.evidence import item_vocabulary
+from refinery.agents.repairs.located import item_vocabulary
 from refinery.agents.repairs.parentheses import (
     formula_level_names,
     new_propositions,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from refinery.agents.alignment.cues import read_sentence
 from refinery.agents.alignment.shape import Atom, Implication, shape_of
+from refinery.agents.reading.cues import read_sentence
 from refinery.logic.parse import parse
 
 # -- cues -------------------------------------------------------------------------------------

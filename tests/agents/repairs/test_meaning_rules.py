@@ -12,7 +12,7 @@ import dataclasses
 
 import pytest
 
-from refinery.agents.alignment import BLAME, Finding, align
+from refinery.agents.alignment import BLAME, Finding, FindingKind, align
 from refinery.agents.models import ErrorClass, Findings
 from refinery.agents.repairs import (
     MAX_CANDIDATES,
@@ -412,7 +412,9 @@ def test_unify_near_names_needs_a_blaming_drift() -> None:
 
 
 def _negation_finding(score: float, where: str = "premises[0]") -> Finding:
-    return Finding(where, "negation_missing", score, ("not",), (), "a hand-made finding")
+    return Finding(
+        FindingKind.NEGATION_MISSING, score, ("not",), (), "a hand-made finding", where=where
+    )
 
 
 def test_only_findings_at_or_above_blame_are_acted_on() -> None:

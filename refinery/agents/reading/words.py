@@ -1,9 +1,19 @@
-"""The words on both sides of an alignment: a sentence's tokens, a name's camel-case words, lemmas.
+"""A sentence's words and a name's words: accents, tokens, camel case, lemmas, function words.
 
 FOLIO names camel-case the words of their sentence (`StudentAt`, `roderickStrong`, `year2013`),
 so a name's words can be matched against the sentence's once both are lemmatised ("flies" and
 `Fly`, "novels" and `Novel`, "led" and `Leads`). Lemmas come from `lemminflect` (English, its data
 in the wheel: no model download), imported on first use and cached per word.
+
+A sentence is split two ways, because the two readers ask different questions of it:
+
+- `tokens` reads what the sentence *says* (the alignment's cues): contractions spelled out
+  ("can't" → can, not), a number kept whole ("1,000"), letters and digits apart ("LG34" → lg, 34);
+- `runs` reads how the sentence *spells* names (the repair rules' `spelling.Words`): every run of
+  letters and digits as written ("LG34" stays whole, as in the name `lG34`; "1,000" → 1, 000;
+  "can't" → can, t), case kept so that acronyms show.
+
+Both strip accents with the one `plain`.
 """
 
 from __future__ import annotations
@@ -170,6 +180,18 @@ def tokens(sentence: str) -> list[str]:
         else:
             out.append(word)
     return out
+
+
+def runs(sentence: str) -> list[str]:
+    """The sentence's runs of letters and digits, as written (case kept, accents stripped).
+
+    Unlike `tokens`, a run is how a name spells the words, not what they say: no contraction
+    is spelled out and no number is read whole.
+
+    >>> runs("Zoë plays LG34's ModelXX, 1,000 times; can't.")
+    ['Zoe', 'plays', 'LG34', 's', 'ModelXX', '1', '000', 'times', 'can', 't']
+    """
+    return re.findall(r"[^\W_]+", plain(sentence))
 
 
 def name_words(name: str) -> list[str]:

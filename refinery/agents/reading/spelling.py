@@ -1,97 +1,21 @@
-"""The evidence repair rules weigh: the names an item uses and the words of its sentences.
+"""What the words of some sentences say about how a name is spelled.
 
-A rule must not propose an edit the evidence does not single out (the gate checks only the label),
-so the rules read the item's own formulas (which names it uses, where, with which arguments) and
-its sentences: FOLIO camel-cases the sentence's words into names (`Words`), and the wording says
-which quantifier (`quantifier_cue`) or connective (`BOTH_OR_NEITHER`) a formula should have.
+FOLIO builds names by camel-casing the English words of the sentence ("Ann ran for the City
+Council" → `ann`, `cityCouncil`; "a city in Spain" → `CityIn`, `spain`). So the words of an
+item's sentences (`Words`) say where a name's words begin (and so where its capitals go), where a
+predicate glued to its argument ends, and whether a constant belongs in a sentence.
+
+A word here stands for itself or for its plural or singular by spelling alone (`-s`, `-es`,
+`-ies`), not by `words.lemmas`: the pieces judged are parts of names (`lg34`, `oxfordst`,
+`usinvention`), which the English lemmatiser does not know, and a lemma would also join words a
+name keeps apart ("led" and `Lead`). The alignment, which reads whole English words, uses lemmas.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
-from typing import Literal
 
-from refinery.agents.models import Findings, Where
-from refinery.logic.analysis import subformulas
-from refinery.logic.parse import parses
-from refinery.logic.syntax import Const, Eq, Func, Pred, Term, Var
-
-# -- names, located in the text ---------------------------------------------------------------
-
-NameKind = Literal["predicate", "function", "constant"]
-
-
-@dataclass(frozen=True, slots=True)
-class NameUse:
-    """One occurrence of a predicate, function or constant name, with where it is in the text."""
-
-    kind: NameKind
-    name: str
-    arity: int
-    start: int
-    end: int
-
-
-def name_uses(text: str) -> list[NameUse]:
-    """Every predicate, function and constant occurrence in `text`, in text order.
-
-    Variables are not names: renaming never touches them.
-
-    >>> [(u.kind, u.name, u.arity, u.start) for u in name_uses("∀x (R(x, a) → P)")]
-    [('predicate', 'R', 2, 4), ('constant', 'a', 0, 9), ('predicate', 'P', 0, 14)]
-    """
-    f = parses(text)
-    if f is None:
-        return []
-    out: list[NameUse] = []
-
-    def term(t: Term) -> None:
-        match t:
-            case Var():
-                return
-            case Const(name, span) if span is not None:
-                out.append(NameUse("constant", name, 0, span.start, span.end))
-            case Func(name, args, span):
-                if span is not None:
-                    out.append(
-                        NameUse("function", name, len(args), span.start, span.start + len(name))
-                    )
-                for a in args:
-                    term(a)
-
-    for node in subformulas(f):
-        if isinstance(node, Pred) and node.span is not None:
-            start = node.span.start
-            out.append(
-                NameUse("predicate", node.name, len(node.args), start, start + len(node.name))
-            )
-            for a in node.args:
-                term(a)
-        elif isinstance(node, Eq):
-            term(node.left)
-            term(node.right)
-    # spans come from the parser; keep only those that really point at the name
-    return sorted(
-        (u for u in out if text[u.start : u.end] == u.name), key=lambda u: (u.start, u.end)
-    )
-
-
-def item_texts(findings: Findings) -> list[str]:
-    """The distinct formula texts of the item and its story (each counted once)."""
-    return list(dict.fromkeys([*findings.fol.values(), *findings.story_fol]))
-
-
-# -- the sentences' words: evidence for how a name is spelled ---------------------------------
-#
-# FOLIO builds names by camel-casing the English words of the sentence ("Ann ran for the City
-# Council" → `ann`, `cityCouncil`; "a city in Spain" → `CityIn`, `spain`). So the
-# words of an item's sentences say where a name's words begin (and so where its capitals go),
-# where a predicate glued to its argument ends, and whether a constant belongs in a sentence.
-
-#: A name's camel-case words (`USInvention` → US, Invention; `year2013Final` → year, 2013, Final).
-CAMEL_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+from refinery.agents.reading.words import CAMEL_WORDS, runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +25,7 @@ class Words:
     words: frozenset[str] = frozenset()
     #: words with capitals inside ("LG34", "DI", "ModelXX"): their letters' case says nothing
     acronyms: frozenset[str] = frozenset()
-    tokens: tuple[str, ...] = ()  # the words in order
+    runs: tuple[str, ...] = ()  # the words in order, lowercased (`words.runs`)
 
     @classmethod
     def of(cls, *sentences: str) -> Words:
@@ -111,9 +35,9 @@ class Words:
         >>> sorted(w.words), sorted(w.acronyms)
         (['lg34', 'modelxx', 'plays', 's', 'zoe'], ['lg34', 'modelxx'])
         """
-        tokens = [t for s in sentences for t in re.findall(r"[^\W_]+", _plain(s))]
-        acronyms = {t.lower() for t in tokens if len(t) > 1 and t[1:] != t[1:].lower()}
-        lower = tuple(t.lower() for t in tokens)
+        written = [r for s in sentences for r in runs(s)]
+        acronyms = {r.lower() for r in written if len(r) > 1 and r[1:] != r[1:].lower()}
+        lower = tuple(r.lower() for r in written)
         return cls(frozenset(lower), frozenset(acronyms), lower)
 
     def known(self, word: str) -> bool:
@@ -208,15 +132,15 @@ class Words:
         def run_from(i: int, rest: str) -> bool:
             if not rest:
                 return True
-            if i == len(self.tokens):
+            if i == len(self.runs):
                 return False
             return any(
                 rest.startswith(form) and run_from(i + 1, rest[len(form) :])
-                for form in _forms(self.tokens[i])
+                for form in _forms(self.runs[i])
                 if form
             )
 
-        return bool(text) and any(run_from(i, text) for i in range(len(self.tokens)))
+        return bool(text) and any(run_from(i, text) for i in range(len(self.runs)))
 
     def unknown(self, name: str) -> int:
         """How many camel-case words of `name` are no word of the sentences (a slip makes one).
@@ -250,7 +174,7 @@ class Words:
         parts = CAMEL_WORDS.findall(constant)
         for i, part in enumerate(parts):
             if part.isdigit():
-                if not (self.phrase(part) or any(part in t for t in self.tokens)):
+                if not (self.phrase(part) or any(part in t for t in self.runs)):
                     return False
             elif not (
                 self.known(part)
@@ -293,88 +217,3 @@ def _forms(word: str) -> set[str]:
         elif word.endswith("es"):
             forms.add(word[:-2])
     return forms
-
-
-def _plain(text: str) -> str:
-    """`text` without accents (Zoë → Zoe)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-def sentence_words(findings: Findings, where: Where) -> Words:
-    """The words of the sentence `where` formalises (none when the item has no such sentence)."""
-    return Words.of(findings.nl[where]) if findings.nl.get(where) else Words()
-
-
-def item_vocabulary(findings: Findings) -> frozenset[str]:
-    """Predicate and constant names used by the item's and story's formulas that parse."""
-    return frozenset(u.name for t in item_texts(findings) for u in name_uses(t))
-
-
-# -- predicate arguments, located in the text ------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Atom:
-    """A predicate occurrence with the text span of each argument."""
-
-    name: str
-    args: tuple[Term, ...]
-    arg_spans: tuple[tuple[int, int], ...]
-
-
-def atoms_of(text: str) -> list[Atom]:
-    """The predicate occurrences of `text` that have arguments, in text order."""
-    f = parses(text)
-    if f is None:
-        return []
-    out = []
-    for node in subformulas(f):
-        if isinstance(node, Pred) and node.args:
-            spans = tuple((a.span.start, a.span.end) for a in node.args if a.span is not None)
-            if len(spans) == len(node.args):
-                out.append(Atom(node.name, node.args, spans))
-    return sorted(out, key=lambda a: a.arg_spans[0])
-
-
-#: A name FOLIO uses as a variable (x, y, z, x1 …): not a constant, whatever the parser says.
-VARIABLE = re.compile(r"[u-z][0-9]?")
-
-
-# -- quantifier cues ----------------------------------------------------------------------------
-
-#: Words that say "some" (∃) or "all" (∀). "Not all" is existential, and so is a possibility
-#: ("it may get Monkeypox"); "there is no" is universal, and so is a conditional ("if someone is
-#: angry, they yell").
-_SOME = re.compile(
-    r"\b(?:some(?:one|body|thing|where)?|there(?:'s|’s| is| are| was| were| exists?)(?! no\b)|exists?"
-    r"|at least|not (?:all|every(?:one|thing)?)|may|might|one|two|three|four|five|several|many|a few)\b",
-    re.IGNORECASE,
-)
-_ALL = re.compile(
-    r"\b(?:all|every(?:one|body|thing)?|each|any(?:one|body|thing)?|no(?:ne|body|thing)?|never"
-    r"|whoever|whatever|whenever|if|when)\b",
-    re.IGNORECASE,
-)
-
-
-def quantifier_cue(sentence: str) -> str | None:
-    """The quantifier a sentence's wording asks for: ∃ for "some", ∀ for "all", else None.
-
-    >>> [quantifier_cue(s) for s in ("Some fish sting.", "Not all bears are wild.",
-    ...     "There are no ghosts.", "All cats purr.", "Rappers release albums.",
-    ...     "If someone is angry, they yell.")]
-    ['∃', '∃', '∀', '∀', None, None]
-    """
-    some = _SOME.search(sentence) is not None
-    negated = re.sub(r"\bnot (?:all|every(?:one|thing)?)\b", "", sentence, flags=re.IGNORECASE)
-    every = _ALL.search(negated) is not None
-    if some == every:
-        return None
-    return "∃" if some else "∀"
-
-
-# -- connective cues ----------------------------------------------------------------------------
-
-#: "either both … or neither" (in either order): the sentence asks for ↔, not ⊕.
-BOTH_OR_NEITHER = re.compile(r"\bboth\b.*\bor\b.*\bneither\b|\bneither\b.*\bor\b.*\bboth\b", re.I)

@@ -10,14 +10,23 @@
 - a list joined by "and" ("A, B, and C").
 
 Each cue keeps the token position where it starts, so a finding can point at the words.
+
+Two cues are also read from the raw text, by pattern, for the repair rules that pick an edit
+with them: `quantifier_cue` (which binder a free variable wants) and `BOTH_OR_NEITHER` (⊕ → ↔).
+They are not `read_sentence`'s: `quantifier_cue` weighs both kinds of cue against each other and
+answers only when one kind is present ("one", "may", "if", "when" count; "always" does not),
+and `BOTH_OR_NEITHER` wants "both" and "neither" on either side of an "or", where
+`Sentence.both_or_neither` accepts "either … or neither" too. The repair rules were tuned on
+the former, the alignment's scores on the latter, so both stay.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from refinery.agents.alignment.words import tokens
+from refinery.agents.reading.words import tokens
 
 NEGATION_WORDS = frozenset(
     {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "nowhere"}
@@ -152,3 +161,42 @@ def denials(words: Sequence[str]) -> tuple[str, ...]:
             continue
         out.append(w)
     return tuple(out)
+
+
+# -- quantifier cues ----------------------------------------------------------------------------
+
+#: Words that say "some" (∃) or "all" (∀). "Not all" is existential, and so is a possibility
+#: ("it may get Monkeypox"); "there is no" is universal, and so is a conditional ("if someone is
+#: angry, they yell").
+_SOME = re.compile(
+    r"\b(?:some(?:one|body|thing|where)?|there(?:'s|’s| is| are| was| were| exists?)(?! no\b)|exists?"
+    r"|at least|not (?:all|every(?:one|thing)?)|may|might|one|two|three|four|five|several|many|a few)\b",
+    re.IGNORECASE,
+)
+_ALL = re.compile(
+    r"\b(?:all|every(?:one|body|thing)?|each|any(?:one|body|thing)?|no(?:ne|body|thing)?|never"
+    r"|whoever|whatever|whenever|if|when)\b",
+    re.IGNORECASE,
+)
+
+
+def quantifier_cue(sentence: str) -> str | None:
+    """The quantifier a sentence's wording asks for: ∃ for "some", ∀ for "all", else None.
+
+    >>> [quantifier_cue(s) for s in ("Some fish sting.", "Not all bears are wild.",
+    ...     "There are no ghosts.", "All cats purr.", "Rappers release albums.",
+    ...     "If someone is angry, they yell.")]
+    ['∃', '∃', '∀', '∀', None, None]
+    """
+    some = _SOME.search(sentence) is not None
+    negated = re.sub(r"\bnot (?:all|every(?:one|thing)?)\b", "", sentence, flags=re.IGNORECASE)
+    every = _ALL.search(negated) is not None
+    if some == every:
+        return None
+    return "∃" if some else "∀"
+
+
+# -- connective cues ----------------------------------------------------------------------------
+
+#: "either both … or neither" (in either order): the sentence asks for ↔, not ⊕.
+BOTH_OR_NEITHER = re.compile(r"\bboth\b.*\bor\b.*\bneither\b|\bneither\b.*\bor\b.*\bboth\b", re.I)
