@@ -45,26 +45,26 @@ def copy_sample(sample_run: Path, tmp_path: Path) -> tuple[Path, Path]:
 
 def assert_decided(queue: Path, reviewer: str) -> None:
     """The queue holds exactly the session's three decisions, by `reviewer`."""
-    rows = {r["id"]: r for r in read_queue(queue)}
+    rows = {r.id: r for r in read_queue(queue)}
     accept = rows[ID_203]
-    assert (accept["decision"], accept["final_label"], accept["note"]) == (
+    assert (accept.decision, accept.final_label, accept.note) == (
         "accept_proposal",
         "False",
         NOTE_203,
     )
     edit = rows[ID_301]
-    assert (edit["decision"], edit["final_label"]) == ("edit", "")
-    assert edit["final_fol"].split("\n") == FINAL_301
+    assert (edit.decision, edit.final_label) == ("edit", "")
+    assert edit.final_fol.split("\n") == FINAL_301
     relabel = rows[ID_1201]
-    assert (relabel["decision"], relabel["final_label"], relabel["note"]) == (
+    assert (relabel.decision, relabel.final_label, relabel.note) == (
         "relabel",
         "Uncertain",
         NOTE_1201,
     )
     for decided in (accept, edit, relabel):
-        assert decided["reviewer"] == reviewer and decided["decided_at"]
-        assert decided["status"] == "decided" and decided["flag"] == ""
-    assert rows[ID_1301]["decision"] == "" and rows[ID_1301]["status"] == "open"
+        assert decided.reviewer == reviewer and decided.decided_at
+        assert decided.status == "decided" and decided.flag == ""
+    assert rows[ID_1301].decision == "" and rows[ID_1301].status == "open"
 
 
 def assert_applied_exactly(run: Path, queue: Path, reviewer: str) -> None:

@@ -60,20 +60,20 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
     assert set(refined["run_id"]) == {settings.run_id}
 
     queue = read_queue(tmp_path / "review.csv")
-    assert {row["id"].rsplit("/", 1)[1] for row in queue} == {"203", "301", "1201", "1301"}
-    assert all(row["decision"] == "" for row in queue)
+    assert {row.id.rsplit("/", 1)[1] for row in queue} == {"203", "301", "1201", "1301"}
+    assert all(row.decision == "" for row in queue)
     # a wrong label is suggested with its evidence; a formula that misreads its sentence is
     # blamed, with the finding, and no label is suggested
-    rows = {row["id"].rsplit("/", 1)[1]: row for row in queue}
-    assert (rows["203"]["suggested_label"], rows["203"]["label_score"]) == ("False", "0.00")
-    assert rows["1201"]["suggested_label"] == "" and "centralAviary" in rows["1201"]["findings"]
-    assert [row["id"].rsplit("/", 1)[1] for row in queue][0] == "203"  # worst first
+    rows = {row.id.rsplit("/", 1)[1]: row for row in queue}
+    assert (rows["203"].suggested_label, rows["203"].label_score) == ("False", "0.00")
+    assert rows["1201"].suggested_label == "" and "centralAviary" in rows["1201"].findings
+    assert [row.id.rsplit("/", 1)[1] for row in queue][0] == "203"  # worst first
     # the label-error item says why the provers derive False: the premises that prove it
-    (row_203,) = [row for row in queue if row["id"].endswith("/203")]
-    assert row_203["evidence"] == (
+    (row_203,) = [row for row in queue if row.id.endswith("/203")]
+    assert row_203.evidence == (
         "proves its negation: premises[0], premises[1], premises[2] (eprover, z3)"
     )
-    assert by_example.loc[203, "evidence"] == row_203["evidence"]
+    assert by_example.loc[203, "evidence"] == row_203.evidence
 
     report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
     assert "| verified | 6 |" in report and "| repaired | 8 |" in report

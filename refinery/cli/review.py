@@ -114,7 +114,7 @@ def _check(args: Args) -> int:
     problems, valid = check_queue(lines, _engine(args))
     for problem in problems:
         print(problem.render(str(path)))
-    decided = sum(1 for entry in lines if entry.cells["decision"].strip())
+    decided = sum(1 for entry in lines if entry.item.decision.strip())
     print(
         f"{path}: {len(lines)} rows, {decided} decided, {len(valid)} valid, "
         f"{len({p.item_id for p in problems})} with problems"
@@ -135,7 +135,7 @@ def _apply(args: Args) -> int:
         rows = read_queue(queue)
         if not rows:
             raise RefineryError(f"{queue} is empty")
-        base = Path(config.DEFAULT_RUNS_DIR) / rows[0]["dataset"] / rows[0]["split"]
+        base = Path(config.DEFAULT_RUNS_DIR) / rows[0].dataset / rows[0].split
         folders = runs.run_folders(base)
         if not folders:
             raise RefineryError(f"no run folder under {base}; pass --run")

@@ -1,7 +1,7 @@
 """Manual review: the queue annotators work through, and how their decisions come back.
 
-- `queue`: the review CSV's schema; writing, reading back and merging it with a Refine re-run;
-  the file lock every read-modify-write holds;
+- `queue`: the review CSV's schema (a row is a `QueueRow`, a decision a `Decision`); writing,
+  reading back and merging it with a Refine re-run; the file lock every read-modify-write holds;
 - `record`: one decision written the moment it is made, against what the annotator saw
   (a concurrent different decision becomes a ``merge_conflict``, nothing is overwritten);
 - `feedback`: what the parser, linter and both provers say about an edited item (live feedback);
@@ -16,6 +16,22 @@
 Nothing here imports Prefect or great-expectations: these commands start instantly.
 """
 
-from refinery.review.queue import COLUMNS, DECISIONS, queue_rows, read_queue, write_queue
+from refinery.review.queue import (
+    COLUMNS,
+    DECISIONS,
+    Decision,
+    QueueRow,
+    queue_rows,
+    read_queue,
+    write_queue,
+)
 
-__all__ = ["COLUMNS", "DECISIONS", "queue_rows", "read_queue", "write_queue"]
+__all__ = [
+    "COLUMNS",
+    "DECISIONS",
+    "Decision",
+    "QueueRow",
+    "queue_rows",
+    "read_queue",
+    "write_queue",
+]

@@ -15,14 +15,14 @@ Items given to two annotators but not yet decided by both are counted as pending
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from refinery.logic.parse import Parsed, try_parse
 from refinery.logic.printer import to_text
 from refinery.review.decide import Resolution, resolve
-from refinery.review.queue import DECISIONS, read_queue
+from refinery.review.queue import DECISIONS, Decision, QueueRow, read_queue
 
 
 def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
@@ -142,27 +142,27 @@ def measure_agreement(shards: Sequence[Path]) -> Agreement:
     Agreement
         The paired items decided (validly) in both shards, and the ids still pending.
     """
-    holders: dict[str, list[tuple[str, Mapping[str, str]]]] = {}
+    holders: dict[str, list[tuple[str, QueueRow]]] = {}
     for path in shards:
         for row in read_queue(path):
-            holders.setdefault(row["id"], []).append((path.name, row))
+            holders.setdefault(row.id, []).append((path.name, row))
     items, pending = [], []
     for item_id, found in holders.items():
         if len(found) < 2:
             continue
         (name_a, a), (name_b, b) = found[:2]
-        res_a, res_b = (resolve(r) if r["decision"] in DECISIONS else "" for r in (a, b))
+        res_a, res_b = (resolve(r) if r.decision in DECISIONS else "" for r in (a, b))
         if not isinstance(res_a, Resolution) or not isinstance(res_b, Resolution):
             pending.append(item_id)
             continue
         labels = tuple(
-            "" if r["decision"] == "skip" else res.label for r, res in ((a, res_a), (b, res_b))
+            "" if r.decision == Decision.SKIP else res.label for r, res in ((a, res_a), (b, res_b))
         )
         items.append(
             PairedItem(
                 item_id=item_id,
                 shards=(name_a, name_b),
-                decisions=(a["decision"], b["decision"]),
+                decisions=(a.decision, b.decision),
                 labels=(labels[0], labels[1]),
                 same_fol=_fol(res_a) == _fol(res_b),
             )

@@ -11,7 +11,7 @@ or proposed FOL, …) was edited, or when an item has two rows: the whole list c
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows, outcome
 from refinery.report import run_history, write_report
 from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
-from refinery.review.queue import queue_row, read_queue_lines
+from refinery.review.queue import Decision, QueueRow, queue_row, read_queue_lines
 from refinery.runs.refined import write_refined
 
 
@@ -79,20 +79,20 @@ def apply_review(
     tool_rows = {o.id: queue_row(o) for o in run.outcomes}
     problems, valid = check_queue(lines, engine, tool_rows=tool_rows, run_id=run.run_id)
     for entry in lines:
-        row = entry.cells
-        if not row["decision"].strip():
+        row = entry.item
+        if not row.decision.strip():
             continue
-        outcome = by_id.get(row["id"])
+        outcome = by_id.get(row.id)
         if outcome is None:
             problems.append(
-                RowProblem(entry.row, entry.line, row["id"], f"not an item of run {run.run_id}")
+                RowProblem(entry.row, entry.line, row.id, f"not an item of run {run.run_id}")
             )
-        elif row["content_hash"] and row["content_hash"] != outcome.content_hash:
+        elif row.content_hash and row.content_hash != outcome.content_hash:
             problems.append(
                 RowProblem(
                     entry.row,
                     entry.line,
-                    row["id"],
+                    row.id,
                     f"decided on other content than run {run.run_id} has; re-run refine to "
                     "merge the queue, then look again",
                 )
@@ -106,29 +106,27 @@ def apply_review(
     outcomes_by_id = {o.id: o for o in run.outcomes}
     review_log: list[dict[str, Any]] = []
     decisions: dict[str, int] = {}
-    for row in (entry.cells for entry in lines):
-        if row["id"] not in valid:
+    for row in (entry.item for entry in lines):
+        if row.id not in valid:
             continue
-        decision = row["decision"].strip()
+        decision = row.decision.strip()
         decisions[decision] = decisions.get(decision, 0) + 1
-        if decision == "skip":
+        if decision == Decision.SKIP:
             continue  # looked at, left undecided on purpose: the item stays in review
-        resolution, feedback = valid[row["id"]]
-        who = row["reviewer"].strip() or reviewer
-        outcome, changed = _reviewed(
-            outcomes_by_id[row["id"]], row, resolution, feedback, who, stamp
-        )
-        outcomes_by_id[row["id"]] = outcome
-        _apply_row(rows_by_id[row["id"]], outcome)
+        resolution, feedback = valid[row.id]
+        who = row.reviewer.strip() or reviewer
+        outcome, changed = _reviewed(outcomes_by_id[row.id], row, resolution, feedback, who, stamp)
+        outcomes_by_id[row.id] = outcome
+        _apply_row(rows_by_id[row.id], outcome)
         review_log.append(
             {
-                "id": row["id"],
+                "id": row.id,
                 "decision": decision,
                 "reviewer": who,
-                "label_before": row["gold_label"],
+                "label_before": row.gold_label,
                 "label_after": resolution.label,
                 "fol_lines_changed": changed,
-                "note": row["note"].strip(),
+                "note": row.note.strip(),
             }
         )
     out = run.path.parent / new_id
@@ -180,7 +178,7 @@ def apply_review(
 
 def _reviewed(
     outcome: Outcome,
-    row: Mapping[str, str],
+    row: QueueRow,
     resolution: Resolution,
     feedback: Feedback | None,
     reviewer: str,
@@ -188,7 +186,7 @@ def _reviewed(
 ) -> tuple[Outcome, int]:
     """The outcome with the decision applied, and how many FOL lines the decision changed."""
     source = f"review:{reviewer}" if reviewer else "review"
-    note = row["note"].strip()
+    note = row.note.strip()
     before = list(outcome.original_premises_fol)
     after = list(resolution.premises_fol)
     pairs = [
@@ -215,10 +213,10 @@ def _reviewed(
         label=resolution.label,
         edits=edits,
         proposed_edits=(),
-        review_decision=row["decision"].strip(),
+        review_decision=row.decision.strip(),
         reviewer=reviewer,
         reviewed_at=stamp,
-        review_note=row["note"].strip(),
+        review_note=row.note.strip(),
     )
     if feedback is not None:
         reviewed = reviewed.replace(

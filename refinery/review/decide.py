@@ -38,7 +38,9 @@ from refinery.review.queue import (
     DECISIONS,
     MERGE_CONFLICT,
     TOOL_COLUMNS,
+    Decision,
     QueueLine,
+    QueueRow,
     row_hash,
     tool_cells_edited,
     was_cut,
@@ -50,11 +52,11 @@ _GOLD = tuple(label.value for label in GOLD_LABELS)
 #: help and the page's guidelines panel both show exactly this.
 GUIDELINES: dict[str, tuple[tuple[str, str], ...]] = {
     "decisions": (
-        ("accept_proposal", "take the proposed FOL and the suggested label"),
-        ("keep_original", "the dataset's FOL and gold label are right as they are"),
-        ("edit", "your own FOL (it starts from the proposal), and a label if it changes"),
-        ("relabel", "keep the original FOL, change the label"),
-        ("skip", "looked at, left undecided on purpose (a note helps whoever looks next)"),
+        (Decision.ACCEPT_PROPOSAL, "take the proposed FOL and the suggested label"),
+        (Decision.KEEP_ORIGINAL, "the dataset's FOL and gold label are right as they are"),
+        (Decision.EDIT, "your own FOL (it starts from the proposal), and a label if it changes"),
+        (Decision.RELABEL, "keep the original FOL, change the label"),
+        (Decision.SKIP, "looked at, left undecided on purpose (a note helps whoever looks next)"),
     ),
     "notes": (
         (
@@ -113,45 +115,46 @@ def fol_lines(text: str) -> list[str]:
     return [line.strip() for line in lines]
 
 
-def resolve(row: Mapping[str, str]) -> Resolution | str:
+def resolve(row: QueueRow) -> Resolution | str:
     """The decision's final FOL and label, or why the row cannot be resolved (a message).
 
     Only the decision columns are looked at here; `check_row` adds the prover gates.
     """
-    decision = row["decision"].strip()
-    original = fol_lines(row["original_fol"])
-    gold = row["gold_label"].strip()
-    final_label = row["final_label"].strip()
+    decision = row.decision.strip()
+    original = fol_lines(row.original_fol)
+    gold = row.gold_label.strip()
+    final_label = row.final_label.strip()
     if decision not in DECISIONS:
         return f"unknown decision {decision!r} (allowed: {', '.join(DECISIONS)})"
     if final_label and final_label not in _GOLD:
         return f"final_label {final_label!r} is not one of {', '.join(_GOLD)}"
-    fol, label, source = original, gold, "original_fol"
-    if decision == "accept_proposal":
-        if not row["proposed_fol"].strip() and not row["suggested_label"].strip():
+    # `cell` is the queue cell the final FOL comes from (`source`; none for the reviewer's own)
+    fol, label, source, cell = original, gold, "original_fol", row.original_fol
+    if decision == Decision.ACCEPT_PROPOSAL:
+        if not row.proposed_fol.strip() and not row.suggested_label.strip():
             return "accept_proposal, but nothing was proposed for this item"
-        if row["proposed_fol"].strip():
-            fol, source = fol_lines(row["proposed_fol"]), "proposed_fol"
-        label = final_label or row["suggested_label"].strip() or gold
-    elif decision == "keep_original":
+        if row.proposed_fol.strip():
+            fol, source, cell = fol_lines(row.proposed_fol), "proposed_fol", row.proposed_fol
+        label = final_label or row.suggested_label.strip() or gold
+    elif decision == Decision.KEEP_ORIGINAL:
         if final_label and final_label != gold:
             return "keep_original keeps the gold label; use relabel or edit to change it"
-    elif decision == "edit":
-        if not row["final_fol"].strip() and not final_label:
+    elif decision == Decision.EDIT:
+        if not row.final_fol.strip() and not final_label:
             return "edit needs final_fol and/or final_label"
-        if row["final_fol"].strip():
-            fol, source = [canonical_symbols(f) for f in fol_lines(row["final_fol"])], ""
+        if row.final_fol.strip():
+            fol, source = [canonical_symbols(f) for f in fol_lines(row.final_fol)], ""
         label = final_label or gold
-    elif decision == "relabel":
+    elif decision == Decision.RELABEL:
         if not final_label:
             return "relabel needs final_label"
         label = final_label
-    if decision != "skip" and source and was_cut(row[source]):
+    if decision != Decision.SKIP and source and was_cut(cell):
         return (
             f"{source} is cut in the queue (over {CELL_LIMIT // 1024} KB): decide edit and write "
             "the full FOL in final_fol"
         )
-    if decision != "skip" and len(fol) < 2:
+    if decision != Decision.SKIP and len(fol) < 2:
         return (
             "the final FOL needs the premises, one per line, then the conclusion on the last line"
         )
@@ -180,9 +183,9 @@ class RowCheck:
     label_change: tuple[str, str] | None = None
 
 
-def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
+def check_row(row: QueueRow, engine: FeedbackEngine) -> RowCheck:
     """Everything wrong with one decided row; also its resolution and the provers' feedback."""
-    flags = {f.strip() for f in row["flag"].split(";")}
+    flags = {f.strip() for f in row.flag.split(";")}
     problems = []
     if MERGE_CONFLICT in flags:
         problems.append("merge conflict between shards: settle the decision, then clear the flag")
@@ -194,7 +197,7 @@ def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
     resolved = resolve(row)
     if isinstance(resolved, str):
         return RowCheck([*problems, resolved], None, None)
-    if row["decision"].strip() == "skip":
+    if row.decision.strip() == Decision.SKIP:
         return RowCheck(problems, resolved, None)
     feedback = engine.check_draft(
         row, [*resolved.premises_fol, resolved.conclusion_fol], gold=resolved.label
@@ -203,12 +206,12 @@ def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
         problems.append("the final FOL does not parse:\n" + "\n".join(feedback.syntax))
     elif feedback.lint_errors:
         problems.append("the final FOL has lint errors: " + "; ".join(feedback.lint_errors))
-    gold, note = row["gold_label"].strip(), row["note"].strip()
+    gold, note = row.gold_label.strip(), row.note.strip()
     change = (gold, resolved.label) if resolved.label_changed else None
     missing = []
     if change is not None:
         shown = label_change_text(*change)
-        if row["decision"].strip() == "accept_proposal" and not row["final_label"].strip():
+        if row.decision.strip() == Decision.ACCEPT_PROPOSAL and not row.final_label.strip():
             missing.append(
                 f"accept_proposal changes the label {shown}: confirm it by writing "
                 f"{resolved.label} in final_label" + ("" if note else ", and add a note saying why")
@@ -225,9 +228,7 @@ def check_row(row: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
     return RowCheck([*problems, *missing], resolved, feedback, needs_note, change)
 
 
-def edited_tool_cells(
-    row: Mapping[str, str], tool: Mapping[str, str] | None, run_id: str = ""
-) -> list[str]:
+def edited_tool_cells(row: QueueRow, tool: QueueRow | None, run_id: str = "") -> list[str]:
     """Why `row` is refused for edited tool-owned cells (`TOOL_COLUMNS`); empty when it is not.
 
     `tool` is the row the tool writes for the item from the run (`queue_row`), when there is
@@ -235,8 +236,9 @@ def edited_tool_cells(
     as the tool wrote it (possibly by an earlier run of the same content); one that matches
     `tool` cell for cell is too.
     """
-    stored = row.get("row_hash", "").strip()
-    if stored and stored == row_hash(row):
+    cells = row.cells()
+    stored = row.row_hash.strip()
+    if stored and stored == row_hash(cells):
         return []
     if tool is None:
         if not tool_cells_edited(row):
@@ -246,12 +248,13 @@ def edited_tool_cells(
             f"match); {_YOURS}; `review apply` names the column"
         ]
     where = f" (as run {run_id} has it)" if run_id else ""
+    was = tool.cells()
     return [
-        f"tool-owned column {c} was edited: it was {_show(tool[c])}{where}, the queue has "
-        f"{_show(row[c])}; {_YOURS}"
+        f"tool-owned column {c} was edited: it was {_show(was[c])}{where}, the queue has "
+        f"{_show(cells[c])}; {_YOURS}"
         for c in TOOL_COLUMNS
         # compared as row_hash compares them: blind to a spreadsheet's re-spelling
-        if row_hash({c: row[c]}) != row_hash({c: tool[c]})
+        if row_hash({c: cells[c]}) != row_hash({c: was[c]})
     ]
 
 
@@ -269,7 +272,7 @@ def check_queue(
     rows: Sequence[QueueLine],
     engine: FeedbackEngine,
     *,
-    tool_rows: Mapping[str, Mapping[str, str]] | None = None,
+    tool_rows: Mapping[str, QueueRow] | None = None,
     run_id: str = "",
 ) -> tuple[list[RowProblem], dict[str, tuple[Resolution, Feedback | None]]]:
     """Check every decided row (from `read_queue_lines`), and that no item has two rows.
@@ -281,13 +284,13 @@ def check_queue(
     """
     first: dict[str, QueueLine] = {}
     for entry in rows:
-        first.setdefault(entry.cells["id"].strip(), entry)
+        first.setdefault(entry.item.id.strip(), entry)
     problems: list[RowProblem] = []
     valid: dict[str, tuple[Resolution, Feedback | None]] = {}
     repeated: set[str] = set()
     for entry in rows:
-        row = entry.cells
-        item_id = row["id"].strip()
+        row = entry.item
+        item_id = row.id.strip()
         earlier = first[item_id]
         if earlier is not entry:
             repeated.add(item_id)
@@ -295,19 +298,19 @@ def check_queue(
                 RowProblem(
                     entry.row,
                     entry.line,
-                    row["id"],
+                    row.id,
                     f"two rows for one item: row {earlier.row} (line {earlier.line}) and row "
                     f"{entry.row} (line {entry.line}); keep one and delete the other",
                 )
             )
-        if not row["decision"].strip():
+        if not row.decision.strip():
             continue
         tool = tool_rows.get(item_id) if tool_rows is not None else None
         messages = edited_tool_cells(row, tool, run_id)
         checked = None if messages else check_row(row, engine)
         if checked is not None:
             messages = checked.problems
-        problems += [RowProblem(entry.row, entry.line, row["id"], m) for m in messages]
+        problems += [RowProblem(entry.row, entry.line, row.id, m) for m in messages]
         if checked is not None and not messages and checked.resolution is not None:
             valid[item_id] = (checked.resolution, checked.feedback)
     for item_id in repeated:
@@ -328,49 +331,47 @@ class Draft:
     note: str = ""
 
     @classmethod
-    def start(cls, row: Mapping[str, str]) -> Draft:
+    def start(cls, row: QueueRow) -> Draft:
         """The draft an item opens with: edits start from the reviewer's own FOL if there is
         one, else from the proposal, else from the original; the label from the gold label.
 
         A note typed without a decision comes along; a decided item's note explains that
         decision, so a new decision starts without it (it must give its own reasons).
         """
-        fol = row["final_fol"] or row["proposed_fol"] or row["original_fol"]
-        label = row["final_label"] or row["gold_label"]
-        note = "" if row["decision"].strip() in DECISIONS else row["note"]
+        fol = row.final_fol or row.proposed_fol or row.original_fol
+        label = row.final_label or row.gold_label
+        note = "" if row.decision.strip() in DECISIONS else row.note
         return cls(fol=fol_lines(fol), label=label, note=note)
 
 
-def draft_decision(row: Mapping[str, str], draft: Draft) -> str | None:
+def draft_decision(row: QueueRow, draft: Draft) -> Decision | None:
     """What saving `draft` decides: ``edit`` when its FOL differs from the original,
     ``relabel`` when only the label does, None when it changes nothing."""
-    original = fol_lines(row["original_fol"])
+    original = fol_lines(row.original_fol)
     if [canonical_symbols(f) for f in draft.fol] != [canonical_symbols(f) for f in original]:
-        return "edit"
-    return "relabel" if draft.label != row["gold_label"] else None
+        return Decision.EDIT
+    return Decision.RELABEL if draft.label != row.gold_label else None
 
 
-def decision_fields(row: Mapping[str, str], decision: str, draft: Draft) -> dict[str, str]:
+def decision_fields(row: QueueRow, decision: str, draft: Draft) -> dict[str, str]:
     """The decision columns for `decision` taken from `draft` (reviewer and time not included).
 
     A label change is always written out in `final_label` (``accept_proposal`` included), so
     the file says exactly what the annotator confirmed; FOL is stored in canonical symbols.
     """
-    gold = row["gold_label"]
+    gold = row.gold_label
     fields = {"decision": decision, "note": draft.note, "final_fol": "", "final_label": ""}
-    if decision == "accept_proposal":
-        suggested = row["suggested_label"].strip()
+    if decision == Decision.ACCEPT_PROPOSAL:
+        suggested = row.suggested_label.strip()
         fields["final_label"] = suggested if suggested and suggested != gold else ""
-    elif decision == "edit":
+    elif decision == Decision.EDIT:
         fields["final_fol"] = "\n".join(canonical_symbols(f) for f in draft.fol)
         fields["final_label"] = draft.label if draft.label != gold else ""
-    elif decision == "relabel":
+    elif decision == Decision.RELABEL:
         fields["final_label"] = draft.label
     return fields
 
 
-def check_decision(
-    row: Mapping[str, str], fields: Mapping[str, str], engine: FeedbackEngine
-) -> RowCheck:
+def check_decision(row: QueueRow, fields: Mapping[str, str], engine: FeedbackEngine) -> RowCheck:
     """`check_row` of `row` as `fields` would decide it (deciding clears the review flags)."""
-    return check_row({**row, **fields, "flag": ""}, engine)
+    return check_row(row.replace(**{**fields, "flag": ""}), engine)

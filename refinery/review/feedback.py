@@ -8,7 +8,7 @@ premise set costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from refinery.logic.diagnostics import Issue
 from refinery.logic.errors import SyntaxProblem
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget, Prover
+from refinery.review.queue import QueueRow
 
 
 @dataclass(frozen=True)
@@ -133,14 +134,14 @@ class FeedbackEngine:
             issues=issues,
         )
 
-    def check_draft(self, row: Mapping[str, str], fol: Sequence[str], gold: str = "") -> Feedback:
+    def check_draft(self, row: QueueRow, fol: Sequence[str], gold: str = "") -> Feedback:
         """`check` of `fol` (premise formulas, then the conclusion) for a review-queue row's item,
         against the label the draft would give it (`gold`, see `check`)."""
         return self.check(
             fol[:-1],
             fol[-1],
-            nl_premises=row["nl_premises"].split("\n"),
-            conclusion=row["conclusion"],
-            item_id=row["id"],
+            nl_premises=row.nl_premises.split("\n"),
+            conclusion=row.conclusion,
+            item_id=row.id,
             gold=gold,
         )

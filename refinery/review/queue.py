@@ -5,7 +5,8 @@ turns every item it could not settle (`status == "needs_review"`) into one row; 
 the decision columns in a terminal or a spreadsheet; re-running the stage merges the new rows into
 the file without losing a decision (`write_queue`).
 
-Decisions (`DECISIONS`):
+A row is a `QueueRow` (one string field per column, `COLUMNS` order); what a reviewer decided is
+one of the `Decision` values (`DECISIONS`):
 
 - ``accept_proposal``: apply `proposed_fol` (and `suggested_label`, if any) as proposed;
 - ``keep_original``: the original annotation is right, change nothing;
@@ -36,6 +37,8 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from dataclasses import replace as _replace
+from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
@@ -100,8 +103,19 @@ _FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
 #: decision (who decided and when are not part of it).
 DECISION_CONTENT: tuple[str, ...] = ("decision", "final_label", "final_fol", "note")
 
-#: Allowed values of the `decision` column (see the module docstring for their meaning).
-DECISIONS: tuple[str, ...] = ("accept_proposal", "keep_original", "edit", "relabel", "skip")
+
+class Decision(StrEnum):
+    """What a reviewer decided: the `decision` column's allowed values (meanings above)."""
+
+    ACCEPT_PROPOSAL = "accept_proposal"
+    KEEP_ORIGINAL = "keep_original"
+    EDIT = "edit"
+    RELABEL = "relabel"
+    SKIP = "skip"
+
+
+#: Allowed values of the `decision` column, in documented order.
+DECISIONS: tuple[Decision, ...] = tuple(Decision)
 #: Values of the `status` column.
 OPEN, DECIDED = "open", "decided"
 #: Values of the `flag` column (several are joined by ";").
@@ -125,6 +139,71 @@ _LABELS = {label.value.lower(): label.value for label in Label}
 _SCORE_COLUMNS = ("nl_mismatch_score", "label_score")
 #: How long a writer waits for another one to finish with the queue before giving up.
 LOCK_SECONDS = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRow:
+    """One row of the review queue: one string per column, fields in `COLUMNS` order.
+
+    Cells are as `read_queue` gives them back (not neutralised); a missing cell is empty.
+    Rows are immutable: `replace` makes a changed copy; `cells` is the file form.
+
+    >>> row = QueueRow(id="d/s/1", decision="skip")
+    >>> row.decision == Decision.SKIP, QueueRow.from_cells(row.cells()) == row
+    (True, True)
+    """
+
+    id: str = ""
+    dataset: str = ""
+    split: str = ""
+    story_id: str = ""
+    reason: str = ""
+    nl_premises: str = ""
+    original_fol: str = ""
+    proposed_fol: str = ""
+    conclusion: str = ""
+    conclusion_fol: str = ""
+    gold_label: str = ""
+    prover_labels: str = ""
+    suggested_label: str = ""
+    critique: str = ""
+    evidence: str = ""
+    findings: str = ""
+    nl_mismatch_score: str = ""
+    label_score: str = ""
+    rounds: str = ""
+    content_hash: str = ""
+    row_hash: str = ""
+    status: str = ""
+    flag: str = ""
+    decision: str = ""
+    final_label: str = ""
+    final_fol: str = ""
+    reviewer: str = ""
+    note: str = ""
+    decided_at: str = ""
+
+    @classmethod
+    def from_cells(cls, cells: Mapping[str, str]) -> QueueRow:
+        """The row with these cells (column → text); a missing column is empty.
+
+        Raises
+        ------
+        ValueError
+            A key that is not a column of the review schema (`COLUMNS`).
+        """
+        unknown = set(cells) - set(COLUMNS)
+        if unknown:
+            raise ValueError(f"columns not in the review schema: {sorted(unknown)}")
+        return cls(**cells)
+
+    def cells(self, columns: Sequence[str] = COLUMNS) -> dict[str, str]:
+        """Column → cell, in `columns` order (all of `COLUMNS`, the file's order, by default)."""
+        return {c: getattr(self, c) for c in columns}
+
+    def replace(self, **changes: str) -> QueueRow:
+        """A copy with `changes` (column → new cell); an unknown column is a `TypeError`."""
+        return _replace(self, **changes)
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:
@@ -268,16 +347,16 @@ def row_hash(row: Mapping[str, str]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def tool_cells_edited(row: Mapping[str, str]) -> bool:
+def tool_cells_edited(row: QueueRow) -> bool:
     """Whether a row's tool-owned cells differ from what the tool wrote (per its `row_hash`).
 
     A row without a `row_hash` (written by an older version) cannot tell: False.
     """
-    stored = row.get("row_hash", "").strip()
-    return bool(stored) and stored != row_hash(row)
+    stored = row.row_hash.strip()
+    return bool(stored) and stored != row_hash(row.cells())
 
 
-def queue_row(outcome: Outcome) -> dict[str, str]:
+def queue_row(outcome: Outcome) -> QueueRow:
     """The queue row the tool writes for `outcome` (see `queue_rows`), whether queued or not."""
     o = outcome
     original = [*o.original_premises_fol, o.original_conclusion_fol]
@@ -294,8 +373,8 @@ def queue_row(outcome: Outcome) -> dict[str, str]:
             else o.original_conclusion_fol
         )
         proposed = _lines([*premises, conclusion])
-    row = dict.fromkeys(COLUMNS, "")
-    row.update(
+    cells = dict.fromkeys(COLUMNS, "")
+    cells.update(
         id=_text(o.id),
         dataset=_text(o.dataset),
         split=_text(o.split),
@@ -319,12 +398,12 @@ def queue_row(outcome: Outcome) -> dict[str, str]:
         status=OPEN,
     )
     for column in TOOL_COLUMNS:
-        row[column] = cap_cell(row[column], row["id"])
-    row["row_hash"] = row_hash(row)
-    return row
+        cells[column] = cap_cell(cells[column], cells["id"])
+    cells["row_hash"] = row_hash(cells)
+    return QueueRow.from_cells(cells)
 
 
-def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
+def queue_rows(outcomes: Iterable[Outcome]) -> list[QueueRow]:
     """Build review-queue rows (`COLUMNS`, all strings) from Refine outcomes.
 
     Parameters
@@ -335,7 +414,7 @@ def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
 
     Returns
     -------
-    list of dict
+    list of QueueRow
         One row per item in the queue (`Outcome.queued`), worst first (`priority`), then by id.
         ``nl_premises`` holds one sentence per line. ``original_fol`` and ``proposed_fol``
         hold every formula of the item, one per line: the premises in order, then the
@@ -349,21 +428,21 @@ def queue_rows(outcomes: Iterable[Outcome]) -> list[dict[str, str]]:
     return sorted(rows, key=_rank)
 
 
-def _rank(row: Mapping[str, str]) -> tuple[float, tuple[tuple[int, str], ...]]:
+def _rank(row: QueueRow) -> tuple[float, tuple[tuple[int, str], ...]]:
     """Worst first (cleanlab's order): a likely wrong label or a misread FOL; then by id."""
-    return (-priority(row), _id_key(row["id"]))
+    return (-priority(row), _id_key(row.id))
 
 
-def priority(row: Mapping[str, str]) -> float:
+def priority(row: QueueRow) -> float:
     """A queue row's urgency: 1 − its label score, or its NL-mismatch score, whichever is more.
 
-    >>> priority({"label_score": "0.10", "nl_mismatch_score": "0.40"})
+    >>> priority(QueueRow(label_score="0.10", nl_mismatch_score="0.40"))
     0.9
-    >>> priority({"label_score": "", "nl_mismatch_score": ""})  # an older queue: no scores
+    >>> priority(QueueRow(label_score="", nl_mismatch_score=""))  # an older queue: no scores
     0.0
     """
-    label = _score(row.get("label_score", ""), 1.0)
-    mismatch = _score(row.get("nl_mismatch_score", ""), 0.0)
+    label = _score(row.label_score, 1.0)
+    mismatch = _score(row.nl_mismatch_score, 0.0)
     return round(max(1.0 - label, mismatch), 2)
 
 
@@ -385,56 +464,58 @@ def flag_set(cell: str) -> set[str]:
 
 
 def same_decision(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
-    """Whether two rows (or decision dicts) decide the same: `DECISION_CONTENT` equal."""
+    """Whether two decisions (a row's `QueueRow.cells`, or decision columns) decide the same:
+    `DECISION_CONTENT` equal."""
     return all(a.get(c, "").strip() == b.get(c, "").strip() for c in DECISION_CONTENT)
 
 
-def _has_input(row: Mapping[str, str]) -> bool:
-    return any(row[c].strip() for c in DECISION_COLUMNS)
+def _has_input(row: QueueRow) -> bool:
+    return any(cell.strip() for cell in row.cells(DECISION_COLUMNS).values())
 
 
-def _finish(row: dict[str, str], flags: set[str]) -> dict[str, str]:
-    """Set `status` and `flag` from the decision and the merge flags."""
-    decision = row["decision"].strip()
+def _finish(row: QueueRow, flags: set[str]) -> QueueRow:
+    """The row with `status` and `flag` set from the decision and the merge flags."""
+    decision = row.decision.strip()
     flags.discard(INVALID_DECISION)
     if decision and decision not in DECISIONS:
         flags.add(INVALID_DECISION)
-    row["status"] = DECIDED if decision in DECISIONS else OPEN
-    # Known flags first in their documented order, then anything a reviewer typed.
-    row["flag"] = ";".join([f for f in FLAGS if f in flags] + sorted(flags - set(FLAGS)))
-    return row
+    return row.replace(
+        status=DECIDED if decision in DECISIONS else OPEN,
+        # Known flags first in their documented order, then anything a reviewer typed.
+        flag=";".join([f for f in FLAGS if f in flags] + sorted(flags - set(FLAGS))),
+    )
 
 
 def _merge(
-    new_rows: list[dict[str, str]], old_rows: list[dict[str, str]]
-) -> tuple[list[dict[str, str]], MergeReport]:
-    old = {r["id"]: r for r in old_rows}
+    new_rows: list[QueueRow], old_rows: list[QueueRow]
+) -> tuple[list[QueueRow], MergeReport]:
+    old = {r.id: r for r in old_rows}
     counts = dict.fromkeys(("added", "kept", "changed", "refreshed", "retained", "dropped"), 0)
     merged = []
     for new in new_rows:
-        prev = old.pop(new["id"], None)
+        prev = old.pop(new.id, None)
         if prev is None:
-            merged.append(_finish(new, flag_set(new["flag"])))
+            merged.append(_finish(new, flag_set(new.flag)))
             counts["added"] += 1
             continue
-        flags = flag_set(prev["flag"]) - {NOT_IN_LATEST_RUN}
-        reviewer = {c: prev[c] for c in DECISION_COLUMNS}
-        if prev["decision"].strip():
-            if prev["content_hash"] == new["content_hash"]:
+        flags = flag_set(prev.flag) - {NOT_IN_LATEST_RUN}
+        reviewer = prev.cells(DECISION_COLUMNS)
+        if prev.decision.strip():
+            if prev.content_hash == new.content_hash:
                 # Keep the row as decided: the decision refers to the proposal shown in it.
-                merged.append(_finish(dict(prev), flags))
+                merged.append(_finish(prev, flags))
                 counts["kept"] += 1
             else:
                 flags.add(CHANGED_SINCE_DECISION)
-                merged.append(_finish({**new, **reviewer}, flags))
+                merged.append(_finish(new.replace(**reviewer), flags))
                 counts["changed"] += 1
         else:
             # Nothing decided: new content, but keep whatever a reviewer typed (a note, a draft).
-            merged.append(_finish({**new, **reviewer}, flags - {CHANGED_SINCE_DECISION}))
+            merged.append(_finish(new.replace(**reviewer), flags - {CHANGED_SINCE_DECISION}))
             counts["refreshed"] += 1
     for prev in old.values():
         if _has_input(prev):
-            merged.append(_finish(dict(prev), flag_set(prev["flag"]) | {NOT_IN_LATEST_RUN}))
+            merged.append(_finish(prev, flag_set(prev.flag) | {NOT_IN_LATEST_RUN}))
             counts["retained"] += 1
         else:
             counts["dropped"] += 1
@@ -450,26 +531,25 @@ def _merge(
     return merged, report
 
 
-def _check_rows(rows: Iterable[Mapping[str, object]]) -> list[dict[str, str]]:
+def _check_rows(rows: Iterable[QueueRow]) -> list[QueueRow]:
     out = []
     seen: set[str] = set()
     for i, row in enumerate(rows):
-        unknown = set(row) - set(COLUMNS)
-        if unknown:
-            raise ValueError(f"row {i} has columns not in the review schema: {sorted(unknown)}")
-        item_id = _text(row.get("id")).strip()
+        item_id = _text(row.id).strip()
         if not item_id:
             raise ValueError(f"row {i} has no id")
         if item_id in seen:
             raise ValueError(f"row {i} repeats id {item_id!r}")
         seen.add(item_id)
-        out.append({c: _text(row.get(c)) for c in COLUMNS} | {"id": item_id})
+        out.append(
+            QueueRow.from_cells({c: _text(v) for c, v in row.cells().items()} | {"id": item_id})
+        )
     return out
 
 
 def write_queue(
     path: str | os.PathLike[str],
-    rows: Iterable[Mapping[str, object]],
+    rows: Iterable[QueueRow],
     *,
     merge: bool = True,
 ) -> MergeReport:
@@ -519,7 +599,7 @@ def write_queue(
     path
         The CSV to write (its folder is created).
     rows
-        Rows with `COLUMNS` keys (missing ones are empty), e.g. from `queue_rows`.
+        Queue rows, e.g. from `queue_rows`.
     merge
         Merge with the existing file (default); if false, overwrite it.
 
@@ -532,7 +612,8 @@ def write_queue(
     Raises
     ------
     ValueError
-        A row without an id, with an unknown column, or an id repeated (in `rows` or the file).
+        A row without an id, or an id repeated (in `rows` or the file). (A row with an unknown
+        column cannot be built: `QueueRow.from_cells` refuses it.)
     """
     target = Path(path)
     new_rows = _check_rows(rows)
@@ -542,14 +623,14 @@ def write_queue(
             merged, report = _merge(new_rows, _check_rows(read_queue(target)))
         else:
             merged = sorted(
-                (_finish(r, flag_set(r["flag"])) for r in new_rows), key=lambda r: _id_key(r["id"])
+                (_finish(r, flag_set(r.flag)) for r in new_rows), key=lambda r: _id_key(r.id)
             )
             report = MergeReport(added=len(merged))
         _write_csv(target, merged)
     return report
 
 
-def read_queue(path: str | os.PathLike[str]) -> list[dict[str, str]]:
+def read_queue(path: str | os.PathLike[str]) -> list[QueueRow]:
     """Read a review queue back, as the rows `write_queue` wrote (plus the reviewers' input).
 
     Accepts a file with or without a BOM, CRLF or LF line endings (also inside cells), and files
@@ -566,8 +647,8 @@ def read_queue(path: str | os.PathLike[str]) -> list[dict[str, str]]:
 
     Returns
     -------
-    list of dict
-        One dict per row with every column of `COLUMNS` (strings), in file order.
+    list of QueueRow
+        One row per record with every column of `COLUMNS` (strings), in file order.
 
     Raises
     ------
@@ -578,7 +659,7 @@ def read_queue(path: str | os.PathLike[str]) -> list[dict[str, str]]:
         ``id`` column, an unterminated quote, or a row with more cells than the header or
         fewer while reaching the decision columns (its cells would be shifted).
     """
-    return [entry.cells for entry in read_queue_lines(path)]
+    return [entry.item for entry in read_queue_lines(path)]
 
 
 class QueueLine(NamedTuple):
@@ -590,7 +671,7 @@ class QueueLine(NamedTuple):
 
     row: int
     line: int
-    cells: dict[str, str]
+    item: QueueRow
 
 
 def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
@@ -629,19 +710,19 @@ def read_queue_lines(path: str | os.PathLike[str]) -> list[QueueLine]:
                 f"{path}:{line}: row {number} has {len(record)} cells, the header has "
                 f"{len(header)} (a cell inserted, or the row cut short)"
             )
-        row = {}
+        cells = {}
         for column in COLUMNS:
             i = where.get(column)
             cell = record[i] if i is not None and i < len(record) else ""
-            row[column] = unneutralise(cell.replace("\r\n", "\n"))
+            cells[column] = unneutralise(cell.replace("\r\n", "\n"))
         for column in _LABEL_COLUMNS:
-            row[column] = _LABELS.get(row[column].strip().lower(), row[column])
-        if row["decision"].strip().lower() in DECISIONS:
-            row["decision"] = row["decision"].strip().lower()
+            cells[column] = _LABELS.get(cells[column].strip().lower(), cells[column])
+        if cells["decision"].strip().lower() in DECISIONS:
+            cells["decision"] = cells["decision"].strip().lower()
         for column in _SCORE_COLUMNS:  # pandas re-saves 0.50 as 0.5
-            if (value := _score(row[column], -1.0)) >= 0:
-                row[column] = f"{value:.2f}"
-        rows.append(QueueLine(number, line, row))
+            if (value := _score(cells[column], -1.0)) >= 0:
+                cells[column] = f"{value:.2f}"
+        rows.append(QueueLine(number, line, QueueRow.from_cells(cells)))
     return rows
 
 
@@ -653,13 +734,13 @@ def _refuse_separator(path: str | os.PathLike[str], first: Sequence[str]) -> Non
             raise DataError(f"{Path(path).name} uses {name} as separator; save it with ','")
 
 
-def write_rows(path: str | os.PathLike[str], rows: Iterable[Mapping[str, object]]) -> Path:
+def write_rows(path: str | os.PathLike[str], rows: Iterable[QueueRow]) -> Path:
     """Write queue rows as they are (no merge), atomically, recomputing `status` and `flag`."""
     checked = _check_rows(rows)
-    return _write_csv(Path(path), [_finish(r, flag_set(r["flag"])) for r in checked])
+    return _write_csv(Path(path), [_finish(r, flag_set(r.flag)) for r in checked])
 
 
-def _write_csv(target: Path, rows: Sequence[Mapping[str, str]]) -> Path:
+def _write_csv(target: Path, rows: Sequence[QueueRow]) -> Path:
     """The one place the file is written: BOM, CRLF rows, neutralised cells, atomically."""
 
     def write(tmp: Path) -> None:
@@ -667,12 +748,12 @@ def _write_csv(target: Path, rows: Sequence[Mapping[str, str]]) -> Path:
             out = csv.writer(f, lineterminator="\r\n")
             out.writerow(COLUMNS)
             for row in rows:
-                out.writerow([neutralise(row[c]) for c in COLUMNS])
+                out.writerow([neutralise(cell) for cell in row.cells().values()])
 
     return atomic_write(target, write)
 
 
-def queue_status(rows: Iterable[Mapping[str, str]]) -> dict[str, dict[str, int]]:
+def queue_status(rows: Iterable[QueueRow]) -> dict[str, dict[str, int]]:
     """Counts for `refinery review status`: by reason, decision, reviewer and flag, and totals.
 
     A row's reason may hold several codes (joined by ``;``); each counts once. ``left`` is the
@@ -691,16 +772,16 @@ def queue_status(rows: Iterable[Mapping[str, str]]) -> dict[str, dict[str, int]]
 
     for row in rows:
         bump("total", "items")
-        decision = row["decision"].strip()
+        decision = row.decision.strip()
         decided = decision if decision in DECISIONS else ""
         bump("total", "decided" if decided else "left")
         if decision and not decided:
             bump("total", "invalid")
-        for code in {c.strip() for c in row["reason"].split(";") if c.strip()} or {"(none)"}:
+        for code in {c.strip() for c in row.reason.split(";") if c.strip()} or {"(none)"}:
             bump("reason", code)
         bump("decision", decision or "(open)")
         if decided:
-            bump("reviewer", row["reviewer"].strip() or "(unnamed)")
-        for flag in flag_set(row["flag"]):
+            bump("reviewer", row.reviewer.strip() or "(unnamed)")
+        for flag in flag_set(row.flag):
             bump("flag", flag)
     return out

@@ -28,6 +28,7 @@ from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     DECISION_COLUMNS,
     MERGE_CONFLICT,
+    QueueRow,
     flag_set,
     queue_lock,
     read_queue,
@@ -36,15 +37,15 @@ from refinery.review.queue import (
 )
 
 
-def decision_version(row: Mapping[str, str]) -> str:
+def decision_version(row: QueueRow) -> str:
     """A short fingerprint of a row's decision columns: what an annotator saw before deciding.
 
-    >>> decision_version({"decision": ""}) == decision_version({})
+    >>> decision_version(QueueRow(decision="")) == decision_version(QueueRow())
     True
-    >>> decision_version({"decision": "skip"}) == decision_version({})
+    >>> decision_version(QueueRow(decision="skip")) == decision_version(QueueRow())
     False
     """
-    text = "\x1f".join(row.get(c, "") for c in DECISION_COLUMNS)
+    text = "\x1f".join(row.cells(DECISION_COLUMNS).values())
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -62,7 +63,7 @@ class DecisionConflict(RefineryError):
     """
 
     def __init__(
-        self, item_id: str, kept: dict[str, str], refused: dict[str, str], row: dict[str, str]
+        self, item_id: str, kept: dict[str, str], refused: dict[str, str], row: QueueRow
     ) -> None:
         self.item_id, self.kept, self.refused, self.row = item_id, kept, refused, row
         who = kept.get("reviewer") or "another annotator"
@@ -79,7 +80,7 @@ def save_decision(
     decision: Mapping[str, str],
     *,
     seen: str | None = None,
-) -> dict[str, str]:
+) -> QueueRow:
     """Record one decision for `item_id` in the queue at `path`, atomically; return the row.
 
     Parameters
@@ -98,7 +99,7 @@ def save_decision(
 
     Returns
     -------
-    dict
+    QueueRow
         The row as the file now has it. When the row already holds the same decision (another
         annotator got there first), it is left as it is.
 
@@ -115,28 +116,29 @@ def save_decision(
         raise ValueError(f"not decision columns: {sorted(unknown)}")
     with queue_lock(path):
         rows = read_queue(path)
-        row = next((r for r in rows if r["id"] == item_id), None)
-        if row is None:
+        at = next((i for i, r in enumerate(rows) if r.id == item_id), None)
+        if at is None:
             raise KeyError(f"{item_id} is not in {path}")
+        row = rows[at]
         proposed = {c: str(decision.get(c, "")) for c in DECISION_COLUMNS}
         if seen is not None and decision_version(row) != seen:
-            if same_decision(row, proposed):
+            if same_decision(row.cells(), proposed):
                 return row
-            kept = {c: row[c] for c in DECISION_COLUMNS}
-            row["flag"] = ";".join(sorted(flag_set(row["flag"]) | {MERGE_CONFLICT}))
+            kept = row.cells(DECISION_COLUMNS)
+            rows[at] = row.replace(flag=";".join(sorted(flag_set(row.flag) | {MERGE_CONFLICT})))
             write_rows(path, rows)
             _log_conflict(path, item_id, kept, proposed)
             raise DecisionConflict(item_id, kept, proposed, _row(path, item_id))
-        row.update({k: str(v) for k, v in decision.items()})
-        row["flag"] = ";".join(
-            sorted(flag_set(row["flag"]) - {CHANGED_SINCE_DECISION, MERGE_CONFLICT})
+        rows[at] = row.replace(
+            **{k: str(v) for k, v in decision.items()},
+            flag=";".join(sorted(flag_set(row.flag) - {CHANGED_SINCE_DECISION, MERGE_CONFLICT})),
         )
         write_rows(path, rows)
         return _row(path, item_id)
 
 
-def _row(path: str | os.PathLike[str], item_id: str) -> dict[str, str]:
-    return next(r for r in read_queue(path) if r["id"] == item_id)
+def _row(path: str | os.PathLike[str], item_id: str) -> QueueRow:
+    return next(r for r in read_queue(path) if r.id == item_id)
 
 
 def _log_conflict(

@@ -25,6 +25,7 @@ from refinery.review.queue import (
     DECISION_COLUMNS,
     DECISION_CONTENT,
     MERGE_CONFLICT,
+    QueueRow,
     queue_lock,
     read_queue,
     same_decision,
@@ -36,8 +37,8 @@ def manifest_path(queue: Path) -> Path:
     return queue.with_name(queue.name + ".shards.json")
 
 
-def _decision(row: Mapping[str, str]) -> dict[str, str]:
-    return {c: row[c] for c in DECISION_COLUMNS}
+def _decision(row: QueueRow) -> dict[str, str]:
+    return row.cells(DECISION_COLUMNS)
 
 
 def split_queue(
@@ -57,18 +58,18 @@ def split_queue(
         raise RefineryError("an overlap needs at least two shards")
     if not 0 <= overlap <= len(rows):
         raise RefineryError(f"the overlap must be between 0 and the {len(rows)} items")
-    stories: dict[tuple[str, str, str], list[dict[str, str]]] = {}
+    stories: dict[tuple[str, str, str], list[QueueRow]] = {}
     for row in rows:
-        stories.setdefault((row["dataset"], row["split"], row["story_id"]), []).append(row)
-    buckets: list[list[dict[str, str]]] = [[] for _ in range(shards)]
-    for story in sorted(stories.values(), key=lambda s: (-len(s), s[0]["id"])):
+        stories.setdefault((row.dataset, row.split, row.story_id), []).append(row)
+    buckets: list[list[QueueRow]] = [[] for _ in range(shards)]
+    for story in sorted(stories.values(), key=lambda s: (-len(s), s[0].id)):
         min(buckets, key=len).extend(story)
-    order = {r["id"]: i for i, r in enumerate(rows)}
+    order = {r.id: i for i, r in enumerate(rows)}
     shared = _overlap(buckets, overlap, order)
     for item_id, (_, second) in shared.items():
-        buckets[second].append(next(r for r in rows if r["id"] == item_id))
+        buckets[second].append(next(r for r in rows if r.id == item_id))
     for bucket in buckets:
-        bucket.sort(key=lambda r: order[r["id"]])
+        bucket.sort(key=lambda r: order[r.id])
     folder = out_dir or queue.parent
     paths = []
     for k, bucket in enumerate(buckets, start=1):
@@ -77,8 +78,8 @@ def split_queue(
         paths.append(path)
     manifest = {
         "queue": queue.name,
-        "shards": {p.name: [r["id"] for r in b] for p, b in zip(paths, buckets, strict=True)},
-        "base": {r["id"]: _decision(r) for r in rows},
+        "shards": {p.name: [r.id for r in b] for p, b in zip(paths, buckets, strict=True)},
+        "base": {r.id: _decision(r) for r in rows},
         # relative to the queue's folder, so the pair can move together
         "folder": os.path.relpath(folder, queue.parent),
         "overlap": {i: [paths[a].name, paths[b].name] for i, (a, b) in shared.items()},
@@ -88,19 +89,17 @@ def split_queue(
 
 
 def _overlap(
-    buckets: Sequence[Sequence[Mapping[str, str]]], count: int, order: Mapping[str, int]
+    buckets: Sequence[Sequence[QueueRow]], count: int, order: Mapping[str, int]
 ) -> dict[str, tuple[int, int]]:
     """`count` items to give a second annotator: id → (its shard, the next shard)."""
-    pools = [
-        sorted(b, key=lambda r: (bool(r["decision"].strip()), order[r["id"]])) for b in buckets
-    ]
+    pools = [sorted(b, key=lambda r: (bool(r.decision.strip()), order[r.id])) for b in buckets]
     chosen: dict[str, tuple[int, int]] = {}
     turn = 0
     while len(chosen) < count:  # ends: count is at most the number of items
         first = turn % len(pools)
         turn += 1
         if pools[first]:
-            chosen[pools[first].pop(0)["id"]] = (first, (first + 1) % len(pools))
+            chosen[pools[first].pop(0).id] = (first, (first + 1) % len(pools))
     return chosen
 
 
@@ -137,26 +136,26 @@ def merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
 
 def _merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
     rows = read_queue(queue)
-    by_id = {r["id"]: r for r in rows}
+    by_id = {r.id: r for r in rows}
     manifest = manifest_path(queue)
     saved = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else {}
     # Without a manifest (shards made by hand) the queue as it is now is the base; the manifest
     # is written below either way, so a later re-merge remembers what was settled.
-    base = saved.get("base") or {r["id"]: _decision(r) for r in rows}
+    base = saved.get("base") or {r.id: _decision(r) for r in rows}
     settled = saved.get("conflicts", {})  # versions already shown as a conflict
     result = MergeResult()
     versions: dict[str, list[tuple[str, dict[str, str]]]] = {}
     for path in shard_paths:
         for row in read_queue(path):
-            if row["id"] not in by_id:
-                result.unknown.append((path.name, row["id"]))
+            if row.id not in by_id:
+                result.unknown.append((path.name, row.id))
                 continue
-            versions.setdefault(row["id"], []).append((path.name, _decision(row)))
+            versions.setdefault(row.id, []).append((path.name, _decision(row)))
     for item_id, found in versions.items():
         row = by_id[item_id]
         seen = settled.get(item_id, [])
         if (
-            MERGE_CONFLICT not in row["flag"]
+            MERGE_CONFLICT not in row.flag
             and seen
             and all(any(same_decision(d, old) for old in seen) for _, d in found)
         ):
@@ -171,15 +170,15 @@ def _merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
             if not any(same_decision(d, other) for _, other in distinct):
                 distinct.append((name, d))
         if len(distinct) == 1 and distinct[0][0] != queue.name:
-            row.update(distinct[0][1])
+            by_id[item_id] = row.replace(**distinct[0][1])
             result.taken[item_id] = distinct[0][0]
             base[item_id] = distinct[0][1]  # merged: the shard's version is the new base
         elif len(distinct) > 1:
-            flags = {f for f in row["flag"].split(";") if f} | {MERGE_CONFLICT}
-            row["flag"] = ";".join(sorted(flags))
+            flags = {f for f in row.flag.split(";") if f} | {MERGE_CONFLICT}
+            by_id[item_id] = row.replace(flag=";".join(sorted(flags)))
             result.conflicts[item_id] = candidates
             settled[item_id] = [d for _, d in candidates]
-    write_rows(queue, rows)
+    write_rows(queue, [by_id[r.id] for r in rows])
     saved.update(queue=queue.name, base=base, conflicts=settled)
     saved.setdefault("shards", {})
     atomic_write_text(manifest, json.dumps(saved, ensure_ascii=False, indent=1))

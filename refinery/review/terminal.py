@@ -40,7 +40,7 @@ from refinery.review.decide import (
     label_change_text,
 )
 from refinery.review.feedback import FeedbackEngine
-from refinery.review.queue import MERGE_CONFLICT, read_queue
+from refinery.review.queue import MERGE_CONFLICT, Decision, QueueRow, read_queue
 from refinery.review.record import (
     DecisionConflict,
     conflicts_path,
@@ -114,10 +114,10 @@ class ReviewSession:
         rows = read_queue(queue)
         wanted = set(reasons)
         self.ids = [
-            r["id"]
+            r.id
             for r in rows
-            if (include_decided or not r["decision"].strip())
-            and (not wanted or wanted & {c.strip() for c in r["reason"].split(";")})
+            if (include_decided or not r.decision.strip())
+            and (not wanted or wanted & {c.strip() for c in r.reason.split(";")})
         ]
         self.saved = 0
 
@@ -143,9 +143,9 @@ class ReviewSession:
         self.write(f"{self.saved} decision(s) saved to {self.queue}.")
         return self.saved
 
-    def _row(self, item_id: str) -> dict[str, str]:
+    def _row(self, item_id: str) -> QueueRow:
         # Re-read: the file is the truth, and another annotator may have written to it.
-        return next(r for r in read_queue(self.queue) if r["id"] == item_id)
+        return next(r for r in read_queue(self.queue) if r.id == item_id)
 
     def _item(self, position: int) -> str:
         row = self._row(self.ids[position])
@@ -173,7 +173,11 @@ class ReviewSession:
                 draft.note = self._line("note> ", draft.note)
                 self.write("note set in the draft.")
             elif key in {"a", "k", "s", "w"}:
-                decision = {"a": "accept_proposal", "k": "keep_original", "s": "skip"}.get(key)
+                decision = {
+                    "a": Decision.ACCEPT_PROPOSAL,
+                    "k": Decision.KEEP_ORIGINAL,
+                    "s": Decision.SKIP,
+                }.get(key)
                 decision = decision or draft_decision(row, draft)  # w: what the draft changes
                 if decision is None:
                     self.write("the draft changes nothing; k keeps the original.")
@@ -218,7 +222,7 @@ class ReviewSession:
 
     # -- actions ------------------------------------------------------------------------------
 
-    def _edit(self, row: dict[str, str], draft: Draft) -> None:
+    def _edit(self, row: QueueRow, draft: Draft) -> None:
         n = len(draft.fol)
         try:
             where = self.read(f"line to edit (1-{n - 1} premises, c = conclusion)> ")
@@ -254,7 +258,7 @@ class ReviewSession:
         draft.label = label.value
         self.write(f"label set to {draft.label} in the draft; w saves it.")
 
-    def _save(self, row: dict[str, str], draft: Draft, decision: str, seen: str) -> bool:
+    def _save(self, row: QueueRow, draft: Draft, decision: str, seen: str) -> bool:
         fields = decision_fields(row, decision, draft)
         confirmed = False
         while True:
@@ -280,53 +284,53 @@ class ReviewSession:
             fields["note"] = draft.note = note
         fields["reviewer"] = self.reviewer
         fields["decided_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        save_decision(self.queue, row["id"], fields, seen=seen)
+        save_decision(self.queue, row.id, fields, seen=seen)
         self.saved += 1
-        self.write(f"saved: {row['id']} {decision}")
+        self.write(f"saved: {row.id} {decision}")
         return True
 
     # -- display ------------------------------------------------------------------------------
 
-    def _show(self, row: dict[str, str], position: int, draft: Draft) -> None:
+    def _show(self, row: QueueRow, position: int, draft: Draft) -> None:
         w = self.write
-        head = f"item {position + 1}/{len(self.ids)} · {row['id']} · reason {row['reason']}"
+        head = f"item {position + 1}/{len(self.ids)} · {row.id} · reason {row.reason}"
         w(_RULE)
-        w(head + (f" · flag {row['flag']}" if row["flag"] else ""))
-        if row["decision"]:
-            w(f"decided: {row['decision']} by {row['reviewer'] or '?'}")
-            if row["note"]:
-                w(f"  note: {row['note']}")
-        if MERGE_CONFLICT in row["flag"]:
-            for entry in read_conflicts(self.queue, row["id"]):
+        w(head + (f" · flag {row.flag}" if row.flag else ""))
+        if row.decision:
+            w(f"decided: {row.decision} by {row.reviewer or '?'}")
+            if row.note:
+                w(f"  note: {row.note}")
+        if MERGE_CONFLICT in row.flag:
+            for entry in read_conflicts(self.queue, row.id):
                 refused = entry.get("refused")
                 if isinstance(refused, dict):
                     w(f"competing: {refused.get('decision')} by {refused.get('reviewer') or '?'}")
         w(_RULE)
-        nl = row["nl_premises"].split("\n") if row["nl_premises"] else []
-        fol = fol_lines(row["original_fol"])
+        nl = row.nl_premises.split("\n") if row.nl_premises else []
+        fol = fol_lines(row.original_fol)
         premises_fol = fol[:-1]
         w("Premises")
         for i in range(max(len(nl), len(premises_fol))):
             w(f"{i + 1:>3} NL : {nl[i] if i < len(nl) else '(no sentence)'}")
             w(f"    FOL: {premises_fol[i] if i < len(premises_fol) else '(no formula)'}")
         w("Conclusion")
-        w(f"    NL : {row['conclusion']}")
+        w(f"    NL : {row.conclusion}")
         w(f"    FOL: {fol[-1] if fol else ''}")
-        suggested = row["suggested_label"] or "-"
-        w(f"Gold: {row['gold_label'] or '-'}   Provers: {row['prover_labels'] or '-'}")
+        suggested = row.suggested_label or "-"
+        w(f"Gold: {row.gold_label or '-'}   Provers: {row.prover_labels or '-'}")
         w(f"Suggested label: {suggested}")
-        for line in (row["evidence"] or "").split("\n"):
+        for line in (row.evidence or "").split("\n"):
             if line:
                 w(f"  why: {line}")
-        if row["critique"]:
-            w(f"Critique: {row['critique']}")
-        if row["proposed_fol"].strip():
+        if row.critique:
+            w(f"Critique: {row.critique}")
+        if row.proposed_fol.strip():
             w("Proposed edit (your draft starts from it):")
-            for line in _diff(fol, fol_lines(row["proposed_fol"])):
+            for line in _diff(fol, fol_lines(row.proposed_fol)):
                 w(f"  {line}")
         else:
             w("Proposed edit: none")
-        if draft.fol != fol_lines(row["proposed_fol"] or row["original_fol"]):
+        if draft.fol != fol_lines(row.proposed_fol or row.original_fol):
             w("Your saved FOL (the draft starts from it):")
             for line in _diff(fol, draft.fol):
                 w(f"  {line}")

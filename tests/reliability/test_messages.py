@@ -19,7 +19,7 @@ from refinery.errors import DataError
 from refinery.outcomes import Outcome
 from refinery.prove.verdict import Budget
 from refinery.report import write_report
-from refinery.review.queue import read_queue, write_rows
+from refinery.review.queue import QueueRow, read_queue, write_rows
 from refinery.store import CacheWriteWarning
 from vampire.registry import build_provers
 
@@ -83,7 +83,7 @@ def test_a_an_input_without_items_names_the_file_and_why(
 
 def _queue(tmp_path: Path) -> Path:
     path = tmp_path / "queue.csv"
-    write_rows(path, [{"id": "f/1", "nl_premises": "Alle Katzen schnurren.", "note": "ok"}])
+    write_rows(path, [QueueRow(id="f/1", nl_premises="Alle Katzen schnurren.", note="ok")])
     return path
 
 
@@ -93,7 +93,7 @@ def test_b_utf8_with_bom_reads_and_other_encodings_are_refused_saying_what_to_do
     path = _queue(tmp_path)
     assert path.read_bytes().startswith(b"\xef\xbb\xbf")
     (row,) = read_queue(path)
-    assert (row["id"], row["nl_premises"], row["note"]) == ("f/1", "Alle Katzen schnurren.", "ok")
+    assert (row.id, row.nl_premises, row.note) == ("f/1", "Alle Katzen schnurren.", "ok")
     text = path.read_text("utf-8-sig")
 
     path.write_bytes(text.encode("utf-16"))

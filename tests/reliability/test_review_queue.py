@@ -19,6 +19,7 @@ from refinery.review.queue import (
     CELL_LIMIT,
     COLUMNS,
     MergeReport,
+    QueueRow,
     neutralise,
     queue_rows,
     read_queue,
@@ -53,8 +54,8 @@ def restore_field_limit() -> Iterator[None]:
     csv.field_size_limit(before)
 
 
-def by_id(queue: Path) -> dict[str, dict[str, str]]:
-    return {r["id"]: r for r in read_queue(queue)}
+def by_id(queue: Path) -> dict[str, QueueRow]:
+    return {r.id: r for r in read_queue(queue)}
 
 
 def refined(run: Path) -> dict[str, dict[str, object]]:
@@ -67,18 +68,22 @@ def test_apply_refuses_edited_tool_owned_cells_naming_row_column_and_old_value(
     run, queue = copy_sample(sample_run, tmp_path)
     tool = by_id(queue)
     rows = by_id(queue)
-    rows[ID_1301] |= {"decision": "keep_original", "note": NOTE_1301, "gold_label": "False"}
-    bent = tool[ID_1201]["original_fol"].replace("\nBird(kiwi)\n", "\n¬Bird(kiwi)\n")
-    rows[ID_1201] |= {"decision": "keep_original", "note": NOTE_1201, "original_fol": bent}
-    smuggled = tool[ID_203]["original_fol"].replace("¬CanBorrow(mara, book)", "⊤")
-    rows[ID_203] |= {
-        "decision": "accept_proposal",
-        "final_label": "False",
-        "note": NOTE_203,
-        "proposed_fol": smuggled,
-    }
+    rows[ID_1301] = rows[ID_1301].replace(
+        decision="keep_original", note=NOTE_1301, gold_label="False"
+    )
+    bent = tool[ID_1201].original_fol.replace("\nBird(kiwi)\n", "\n¬Bird(kiwi)\n")
+    rows[ID_1201] = rows[ID_1201].replace(
+        decision="keep_original", note=NOTE_1201, original_fol=bent
+    )
+    smuggled = tool[ID_203].original_fol.replace("¬CanBorrow(mara, book)", "⊤")
+    rows[ID_203] = rows[ID_203].replace(
+        decision="accept_proposal",
+        final_label="False",
+        note=NOTE_203,
+        proposed_fol=smuggled,
+    )
     write_rows(queue, rows.values())
-    lines = {row["id"]: n for n, row in enumerate(read_queue(queue), start=2)}
+    lines = {row.id: n for n, row in enumerate(read_queue(queue), start=2)}
 
     with pytest.raises(ApplyRefused) as refused:
         apply_review(queue, load_run(run), engine)
@@ -93,7 +98,7 @@ def test_apply_refuses_edited_tool_owned_cells_naming_row_column_and_old_value(
             lines[ID_1201],
             ID_1201,
             f"tool-owned column original_fol was edited: it was "
-            f"{tool[ID_1201]['original_fol']!r} (as run {run.name} has it), the queue has "
+            f"{tool[ID_1201].original_fol!r} (as run {run.name} has it), the queue has "
             f"{bent!r}; {YOURS}",
         ),
         (
@@ -123,9 +128,9 @@ def test_apply_refuses_edited_tool_owned_cells_naming_row_column_and_old_value(
 
     # the same decisions on the tool's own cells apply, and change exactly what they decide
     for item_id in (ID_203, ID_1201, ID_1301):
-        rows[item_id] |= {
-            c: tool[item_id][c] for c in ("gold_label", "original_fol", "proposed_fol")
-        }
+        rows[item_id] = rows[item_id].replace(
+            **tool[item_id].cells(("gold_label", "original_fol", "proposed_fol"))
+        )
     write_rows(queue, rows.values())
     applied = apply_review(queue, load_run(run), engine)
     before, after = refined(run), refined(applied.run_dir)
@@ -139,14 +144,14 @@ def test_apply_refuses_edited_tool_owned_cells_naming_row_column_and_old_value(
     assert (applied.changed_labels, applied.changed_fol) == (1, 0)
 
 
-def _write_raw(queue: Path, rows: list[dict[str, str]]) -> list[int]:
+def _write_raw(queue: Path, rows: list[QueueRow]) -> list[int]:
     """Write rows as a spreadsheet would (duplicates allowed); return each record's first line."""
     text, starts = io.StringIO(), []
     out = csv.writer(text, lineterminator="\r\n")
     out.writerow(COLUMNS)
     for row in rows:
         starts.append(text.getvalue().count("\n") + 1)
-        out.writerow([neutralise(row[c]) for c in COLUMNS])
+        out.writerow([neutralise(cell) for cell in row.cells().values()])
     queue.write_bytes(text.getvalue().encode("utf-8-sig"))
     return starts
 
@@ -156,12 +161,12 @@ def test_two_rows_for_one_item_are_refused_by_check_and_apply_naming_both(
 ) -> None:
     run, queue = copy_sample(sample_run, tmp_path)
     rows = list(read_queue(queue))
-    relabel = next(r for r in rows if r["id"] == ID_1201)
-    relabel |= {"decision": "relabel", "final_label": "Uncertain", "note": NOTE_1201}
-    skip = dict(relabel, decision="skip", final_label="", note="not sure")
+    at = next(i for i, r in enumerate(rows) if r.id == ID_1201)
+    rows[at] = rows[at].replace(decision="relabel", final_label="Uncertain", note=NOTE_1201)
+    skip = rows[at].replace(decision="skip", final_label="", note="not sure")
     rows.append(skip)
     starts = _write_raw(queue, rows)
-    first = [r["id"] for r in rows].index(ID_1201)
+    first = [r.id for r in rows].index(ID_1201)
     a_row, a_line, b_row, b_line = first + 2, starts[first], len(rows) + 1, starts[-1]
     assert b_line > a_line + 1  # multi-line cells: file lines differ from spreadsheet rows
 
@@ -190,7 +195,7 @@ def test_a_cell_over_csvs_field_limit_is_read_and_the_tool_writes_none(
     run, queue = copy_sample(sample_run, tmp_path)
     rows = by_id(queue)
     note = ("¬ambiguous ∀ retrievers? " * 8000)[:200_000]
-    rows[ID_1301] |= {"decision": "skip", "note": note}
+    rows[ID_1301] = rows[ID_1301].replace(decision="skip", note=note)
     write_rows(queue, rows.values())
     csv.field_size_limit(STOCK_FIELD_LIMIT)  # as a fresh process has it
     with queue.open(encoding="utf-8-sig", newline="") as f, pytest.raises(csv.Error):
@@ -202,11 +207,11 @@ def test_a_cell_over_csvs_field_limit_is_read_and_the_tool_writes_none(
     assert capsys.readouterr().out.splitlines() == [
         f"{queue}: 4 rows, 1 decided, 1 valid, 0 with problems"
     ]
-    assert by_id(queue)[ID_1301]["note"] == note
+    assert by_id(queue)[ID_1301].note == note
     # a later Refine of the split merges into the queue as usual
     outcomes = load_run(run).outcomes
     assert write_queue(queue, queue_rows(outcomes)) == MergeReport(kept_decisions=1, refreshed=3)
-    assert by_id(queue)[ID_1301]["note"] == note
+    assert by_id(queue)[ID_1301].note == note
 
     # the tool itself never writes a cell over CELL_LIMIT, and says where the rest is
     assert CELL_LIMIT == 32 * 1024
@@ -224,8 +229,8 @@ def test_a_cell_over_csvs_field_limit_is_read_and_the_tool_writes_none(
         "outcomes.jsonl and audit.jsonl]"
     )
     for column, text in (("critique", critique), ("evidence", "e" * 300_000)):
-        kept, marker = row[column].split("\n[… cut by FOL Refinery: ")
+        kept, marker = row.cells()[column].split("\n[… cut by FOL Refinery: ")
         assert text.startswith(kept) and len(kept) > CELL_LIMIT // 4
         assert marker == f"{len(text) - len(kept)} {tail}"
-    assert row["original_fol"] == by_id(queue)[ID_301]["original_fol"]  # short cells untouched
+    assert row.original_fol == by_id(queue)[ID_301].original_fol  # short cells untouched
     assert not tool_cells_edited(row)

@@ -27,7 +27,7 @@ def make_queue(tmp_path: Path) -> Path:
 
 
 def ids(path: Path) -> list[str]:
-    return [r["id"] for r in read_queue(path)]
+    return [r.id for r in read_queue(path)]
 
 
 # --- Cohen's kappa --------------------------------------------------------------------------
@@ -86,9 +86,9 @@ def test_shared_items_merge_when_both_agree_and_conflict_when_not(tmp_path: Path
     save_decision(bob, differ, {"decision": "relabel", "final_label": "True", "note": "y"})
     result = merge_shards(path, [ann, bob])
     assert set(result.taken) == {same} and set(result.conflicts) == {differ}
-    rows = {r["id"]: r for r in read_queue(path)}
-    assert rows[same]["decision"] == "keep_original"
-    assert rows[differ]["flag"] == MERGE_CONFLICT and rows[differ]["decision"] == ""
+    rows = {r.id: r for r in read_queue(path)}
+    assert rows[same].decision == "keep_original"
+    assert rows[differ].flag == MERGE_CONFLICT and rows[differ].decision == ""
 
 
 # --- agreement ------------------------------------------------------------------------------

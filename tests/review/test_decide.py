@@ -34,6 +34,7 @@ from refinery.review.queue import (
     DECISION_COLUMNS,
     MERGE_CONFLICT,
     NOT_IN_LATEST_RUN,
+    QueueRow,
     queue_rows,
     queue_status,
     read_queue,
@@ -60,16 +61,16 @@ NOTE_203 = "The FOL and both provers agree Mara can borrow books: the conclusion
 NOTE_1201 = "No bird here flies, so nothing settles kiwi: Uncertain."
 
 
-def row(**cells: str) -> dict[str, str]:
+def row(**cells: str) -> QueueRow:
     """A queue row with an original and a proposed FOL, gold False, suggested True."""
-    base = dict.fromkeys(COLUMNS, "") | {
-        "id": "folio-v2/validation/1",
-        "original_fol": ORIGINAL,
-        "proposed_fol": PROPOSED,
-        "gold_label": "False",
-        "suggested_label": "True",
-    }
-    return base | cells
+    base = QueueRow(
+        id="folio-v2/validation/1",
+        original_fol=ORIGINAL,
+        proposed_fol=PROPOSED,
+        gold_label="False",
+        suggested_label="True",
+    )
+    return base.replace(**cells)
 
 
 def resolved(**cells: str) -> Resolution:
@@ -465,11 +466,11 @@ def test_a_pandas_and_windows_resave_keeps_symbols_and_decisions(
     assert "¬Delayed(y)) ↔ (Late(the815) ⊕ OnTime(the815))\r\nCompensated" in text  # ... in cells
     after = read_queue(path)
     assert after == before
-    decided = {r["id"]: {c: r[c] for c in DECISION_COLUMNS} for r in after}
-    assert decided[ID_301]["final_fol"] == final_fol
-    assert decided[ID_301]["note"] == "-premise 2 rewritten\n=not a formula"
-    assert all(ch in decided[ID_203]["note"] + final_fol for ch in SYMBOLS)
-    assert decided[ID_1301]["note"] == "¬ambiguous\n∀ retrievers?"
+    decided = {r.id: r for r in after}
+    assert decided[ID_301].final_fol == final_fol
+    assert decided[ID_301].note == "-premise 2 rewritten\n=not a formula"
+    assert all(ch in decided[ID_203].note + final_fol for ch in SYMBOLS)
+    assert decided[ID_1301].note == "¬ambiguous\n∀ retrievers?"
 
 
 # --- save_decision --------------------------------------------------------------------------
@@ -479,30 +480,27 @@ def test_save_decision_rewrites_one_row_and_clears_review_flags(
     sample_run: Path, tmp_path: Path
 ) -> None:
     path = sample_queue(sample_run, tmp_path)
-    rows = read_queue(path)
     flags = f"{CHANGED_SINCE_DECISION};{NOT_IN_LATEST_RUN};{MERGE_CONFLICT}"
-    for r in rows:
-        if r["id"] in (ID_301, ID_1201):
-            r["flag"] = flags
+    rows = [r.replace(flag=flags) if r.id in (ID_301, ID_1201) else r for r in read_queue(path)]
     write_rows(path, rows)
     records = raw_records(path)
     assert len(records) == 4 and all(r.count("\n") >= 2 for r in records.values())
-    before = {r["id"]: r for r in read_queue(path)}
+    before = {r.id: r for r in read_queue(path)}
 
     saved = save_decision(
         path, ID_1201, {"decision": "relabel", "final_label": "Uncertain", "reviewer": "ann"}
     )
-    after = {r["id"]: r for r in read_queue(path)}
-    assert saved == {r["id"]: r for r in read_queue(path)}[ID_1201]  # the row as now on disk
-    assert saved["status"] == "decided" and saved["flag"] == NOT_IN_LATEST_RUN
-    assert after[ID_1201] == before[ID_1201] | {
-        "decision": "relabel",
-        "final_label": "Uncertain",
-        "reviewer": "ann",
-        "status": "decided",
-        "flag": NOT_IN_LATEST_RUN,
-    }
-    assert after[ID_301]["flag"] == flags  # only the decided row's flags are cleared
+    after = {r.id: r for r in read_queue(path)}
+    assert saved == {r.id: r for r in read_queue(path)}[ID_1201]  # the row as now on disk
+    assert saved.status == "decided" and saved.flag == NOT_IN_LATEST_RUN
+    assert after[ID_1201] == before[ID_1201].replace(
+        decision="relabel",
+        final_label="Uncertain",
+        reviewer="ann",
+        status="decided",
+        flag=NOT_IN_LATEST_RUN,
+    )
+    assert after[ID_301].flag == flags  # only the decided row's flags are cleared
     new_records = raw_records(path)
     assert new_records[ID_1201] != records[ID_1201]
     for item_id in (ID_203, ID_301, ID_1301):
@@ -532,7 +530,7 @@ def test_queue_status_counts_reasons_decisions_reviewers_and_flags() -> None:
     rows = queue_rows([outcome(n) for n in range(1, 6)])
     # a queue edited by hand may join several reasons in one cell, or leave it empty
     for n, reason in ((2, "lint_error; label_mismatch"), (3, "lint_error;lint_error"), (4, "")):
-        rows[n - 1]["reason"] = reason
+        rows[n - 1] = rows[n - 1].replace(reason=reason)
     decisions = {
         1: {"decision": "accept_proposal", "reviewer": "ann"},
         2: {"decision": "relabel", "final_label": "True", "reviewer": " ann "},
@@ -540,7 +538,7 @@ def test_queue_status_counts_reasons_decisions_reviewers_and_flags() -> None:
         4: {"note": "not sure yet", "flag": MERGE_CONFLICT},
     }
     for n, cells in decisions.items():
-        rows[n - 1].update(cells)
+        rows[n - 1] = rows[n - 1].replace(**cells)
     assert queue_status(rows) == {
         "total": {"items": 5, "decided": 3, "left": 2},
         "reason": {"label_mismatch": 3, "lint_error": 2, "(none)": 1},
@@ -559,7 +557,7 @@ def test_queue_status_counts_reasons_decisions_reviewers_and_flags() -> None:
 
 def test_queue_status_counts_a_misspelled_decision_as_left_and_invalid() -> None:
     rows = queue_rows([outcome(1), outcome(2)])
-    rows[0].update(decision="acept", reviewer="ann")
+    rows[0] = rows[0].replace(decision="acept", reviewer="ann")
     status = queue_status(rows)
     assert status["total"] == {"items": 2, "left": 2, "invalid": 1}
     assert status["decision"] == {"acept": 1, "(open)": 1}
@@ -579,11 +577,11 @@ def test_a_single_formula_with_a_trailing_newline_asks_for_the_layout() -> None:
 def test_accept_proposal_changes_a_label_only_when_written_out_and_explained(
     sample_run: Path, tmp_path: Path, engine: FeedbackEngine
 ) -> None:
-    rows = {r["id"]: r for r in read_queue(sample_queue(sample_run, tmp_path))}
+    rows = {r.id: r for r in read_queue(sample_queue(sample_run, tmp_path))}
     item = rows[ID_203]  # gold True, suggested False
 
     def check(**cells: str) -> RowCheck:
-        return check_row(item | {"decision": "accept_proposal"} | cells, engine)
+        return check_row(item.replace(**({"decision": "accept_proposal"} | cells)), engine)
 
     silent = check()
     assert silent.problems == [
@@ -607,14 +605,14 @@ def test_accept_proposal_changes_a_label_only_when_written_out_and_explained(
 def test_every_label_change_needs_a_note(
     decision: str, sample_run: Path, tmp_path: Path, engine: FeedbackEngine
 ) -> None:
-    rows = {r["id"]: r for r in read_queue(sample_queue(sample_run, tmp_path))}
-    item = rows[ID_1201] | {"decision": decision, "final_label": "Uncertain"}
+    rows = {r.id: r for r in read_queue(sample_queue(sample_run, tmp_path))}
+    item = rows[ID_1201].replace(decision=decision, final_label="Uncertain")
     # Uncertain is what both provers derive: agreeing with them is no reason to skip the note
     assert check_row(item, engine).problems == [
         "the label changes True → Uncertain: add a note saying why"
     ]
-    assert check_row(item | {"note": NOTE_1201}, engine).problems == []
-    assert check_row(item | {"final_label": "True"}, engine).label_change is None
+    assert check_row(item.replace(note=NOTE_1201), engine).problems == []
+    assert check_row(item.replace(final_label="True"), engine).label_change is None
 
 
 def test_a_reviewers_ascii_fol_is_stored_in_canonical_symbols() -> None:
@@ -672,7 +670,7 @@ def test_spreadsheet_rows_count_blank_records_and_multi_line_cells(tmp_path: Pat
     header = ",".join(COLUMNS)
     text = f'{header}\r\nid1,,,,,"two\nlines"\r\n\r\nid2\r\n'
     path.write_bytes(text.encode("utf-8-sig"))
-    assert [(e.row, e.line, e.cells["id"]) for e in read_queue_lines(path)] == [
+    assert [(e.row, e.line, e.item.id) for e in read_queue_lines(path)] == [
         (2, 2, "id1"),
         (4, 5, "id2"),  # a spreadsheet shows the blank record as row 3
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,12 @@ from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     COLUMNS,
     DECISION_COLUMNS,
+    DECISIONS,
     INVALID_DECISION,
     NOT_IN_LATEST_RUN,
+    Decision,
     MergeReport,
+    QueueRow,
     neutralise,
     queue_rows,
     read_queue,
@@ -37,32 +41,49 @@ def outcome(n: int, **over: Any) -> Outcome:
 
 def decide(path: Path, item_id: str, **cells: str) -> None:
     """Play a reviewer: edit one row's cells through read + unmerged write."""
-    rows = read_queue(path)
-    for row in rows:
-        if row["id"] == item_id:
-            row.update(cells)
+    rows = [r.replace(**cells) if r.id == item_id else r for r in read_queue(path)]
     write_queue(path, rows, merge=False)
 
 
-def by_id(path: Path) -> dict[str, dict[str, str]]:
-    return {r["id"]: r for r in read_queue(path)}
+def by_id(path: Path) -> dict[str, QueueRow]:
+    return {r.id: r for r in read_queue(path)}
 
 
 # --- rows -----------------------------------------------------------------------------------
 
 
+def test_queue_row_fields_are_the_columns_and_round_trip() -> None:
+    assert tuple(f.name for f in dataclasses.fields(QueueRow)) == COLUMNS
+    [row] = queue_rows([outcome(1)])
+    assert QueueRow.from_cells(row.cells()) == row
+    assert list(row.cells()) == list(COLUMNS)
+    assert row.replace(note="why") == QueueRow.from_cells(row.cells() | {"note": "why"})
+    assert QueueRow.from_cells({"id": "d/s/1"}) == QueueRow(id="d/s/1")  # missing: empty
+    with pytest.raises(ValueError, match="not in the review schema"):
+        QueueRow.from_cells({"id": "d/s/1", "extra": "x"})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        row.note = "x"  # type: ignore[misc]
+
+
+def test_decision_values_are_the_documented_strings() -> None:
+    documented = ["accept_proposal", "keep_original", "edit", "relabel", "skip"]
+    assert [d.value for d in Decision] == documented
+    assert list(DECISIONS) == documented
+    assert Decision.SKIP == "skip" and f"{Decision.EDIT}" == "edit"
+
+
 def test_queue_rows_layout() -> None:
     [row] = queue_rows([outcome(1)])
-    assert list(row) == list(COLUMNS)
-    assert row["nl_premises"] == "All dogs bark.\nRex is a dog."
-    assert row["original_fol"] == "∀x (Dog(x) → Bark(x))\nDog(rex)\nBark(rex)"
+    assert list(row.cells()) == list(COLUMNS)
+    assert row.nl_premises == "All dogs bark.\nRex is a dog."
+    assert row.original_fol == "∀x (Dog(x) → Bark(x))\nDog(rex)\nBark(rex)"
     # the conclusion was not proposed, so the proposal carries the original one
-    assert row["proposed_fol"] == "∀x (Dog(x) → Bark(x))\nDog(rex) ∧ ¬Cat(rex)\nBark(rex)"
-    assert row["conclusion_fol"] == "Bark(rex)"
-    assert row["prover_labels"] == "eprover=True; z3=True"
-    assert row["rounds"] == "2"
-    assert row["status"] == "open"
-    assert all(row[c] == "" for c in DECISION_COLUMNS)
+    assert row.proposed_fol == "∀x (Dog(x) → Bark(x))\nDog(rex) ∧ ¬Cat(rex)\nBark(rex)"
+    assert row.conclusion_fol == "Bark(rex)"
+    assert row.prover_labels == "eprover=True; z3=True"
+    assert row.rounds == "2"
+    assert row.status == "open"
+    assert all(cell == "" for cell in row.cells(DECISION_COLUMNS).values())
 
 
 def test_queue_rows_no_proposal_skips_settled_items_and_sorts_naturally() -> None:
@@ -73,8 +94,8 @@ def test_queue_rows_no_proposal_skips_settled_items_and_sorts_naturally() -> Non
             outcome(3, status="verified"),
         ]
     )
-    assert [r["id"] for r in rows] == ["folio-v2/validation/2", "folio-v2/validation/10"]
-    assert rows[1]["proposed_fol"] == ""
+    assert [r.id for r in rows] == ["folio-v2/validation/2", "folio-v2/validation/10"]
+    assert rows[1].proposed_fol == ""
 
 
 # --- encoding and neutralisation ------------------------------------------------------------
@@ -107,8 +128,7 @@ def test_harmless_cells_are_untouched() -> None:
 def test_no_raw_cell_in_the_file_starts_a_formula(tmp_path: Path) -> None:
     path = tmp_path / "queue.csv"
     rows = queue_rows([outcome(1, critique=c, conclusion=c) for c in DANGEROUS[:1]])
-    rows[0]["note"] = "@SUM(A1)"
-    rows[0]["final_fol"] = "-P(a)\n=Q(b)"
+    rows[0] = rows[0].replace(note="@SUM(A1)", final_fol="-P(a)\n=Q(b)")
     write_queue(path, rows)
     with path.open(encoding="utf-8-sig", newline="") as f:
         cells = [c for record in csv.reader(f) for c in record]
@@ -124,7 +144,7 @@ def test_symbols_and_dangerous_cells_round_trip(tmp_path: Path) -> None:
     )
     write_queue(path, rows)
     assert read_queue(path) == rows
-    assert read_queue(path)[1]["critique"] == "=cmd|'/c calc'!A1"
+    assert read_queue(path)[1].critique == "=cmd|'/c calc'!A1"
 
 
 def test_round_trip_through_a_pandas_resave(tmp_path: Path) -> None:
@@ -138,7 +158,7 @@ def test_round_trip_through_a_pandas_resave(tmp_path: Path) -> None:
     frame.to_csv(path, index=True)  # index=True adds an unnamed column; it must be ignored
     assert not path.read_bytes().startswith(b"\xef\xbb\xbf")
     back = read_queue(path)
-    expected = [dict(rows[0], decision="accept_proposal"), rows[1]]
+    expected = [rows[0].replace(decision="accept_proposal"), rows[1]]
     assert back == expected
 
 
@@ -151,18 +171,25 @@ def test_round_trip_through_a_windows_spreadsheet_resave(tmp_path: Path) -> None
     text = text.replace(",False,", ",FALSE,").replace(",open,,,,,,,\r\n", ",open,,Skip,,,,,\r\n")
     path.write_bytes(text.encode("utf-8-sig"))
     [back] = read_queue(path)
-    assert back == dict(rows[0], decision="skip")
-    assert back["critique"] == SYMBOLS + "\n-x"
+    assert back == rows[0].replace(decision="skip")
+    assert back.critique == SYMBOLS + "\n-x"
 
 
 def test_read_accepts_a_file_without_bom_and_missing_columns(tmp_path: Path) -> None:
     path = tmp_path / "queue.csv"
     path.write_text("id,decision\nfolio/1,edit\n,\n", encoding="utf-8")
     [row] = read_queue(path)
-    assert row["id"] == "folio/1" and row["decision"] == "edit" and row["critique"] == ""
+    assert row.id == "folio/1" and row.decision == "edit" and row.critique == ""
     path.write_text("decision\nedit\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no 'id' column"):
         read_queue(path)
+
+
+def test_read_ignores_columns_not_in_the_schema(tmp_path: Path) -> None:
+    path = tmp_path / "queue.csv"
+    path.write_text("my notes,id,decision,note\nlook again,folio/1,Skip,ok\n", encoding="utf-8")
+    [row] = read_queue(path)
+    assert row == QueueRow(id="folio/1", decision="skip", note="ok")
 
 
 # --- merge ----------------------------------------------------------------------------------
@@ -195,20 +222,20 @@ def test_merge_keeps_flags_retains_and_refreshes(tmp_path: Path) -> None:
     rows = by_id(path)
     one, two, three, four, five = (rows[f"folio-v2/validation/{n}"] for n in (1, 2, 3, 4, 5))
     # unchanged hash: the row stays exactly as decided, proposal included
-    assert one["decision"] == "accept_proposal" and one["reviewer"] == "ann"
-    assert one["status"] == "decided" and one["flag"] == ""
-    assert "Cat(rex)" in one["proposed_fol"] and one["critique"] != "a new critique"
+    assert one.decision == "accept_proposal" and one.reviewer == "ann"
+    assert one.status == "decided" and one.flag == ""
+    assert "Cat(rex)" in one.proposed_fol and one.critique != "a new critique"
     # changed hash: new content, old decision, flagged
-    assert two["decision"] == "keep_original" and two["note"] == "NL is vague"
-    assert two["content_hash"] == "hash2-new" and two["critique"] == "changed item"
-    assert two["flag"] == CHANGED_SINCE_DECISION and two["status"] == "decided"
+    assert two.decision == "keep_original" and two.note == "NL is vague"
+    assert two.content_hash == "hash2-new" and two.critique == "changed item"
+    assert two.flag == CHANGED_SINCE_DECISION and two.status == "decided"
     # gone from the run: kept with its decision
-    assert three["decision"] == "relabel" and three["final_label"] == "True"
-    assert three["flag"] == NOT_IN_LATEST_RUN
+    assert three.decision == "relabel" and three.final_label == "True"
+    assert three.flag == NOT_IN_LATEST_RUN
     # undecided: refreshed, the reviewer's note kept, nothing flagged
-    assert four["critique"] == "refreshed text" and four["note"] == "look at premise 2"
-    assert four["status"] == "open" and four["flag"] == ""
-    assert five["critique"] == "refreshed 5"
+    assert four.critique == "refreshed text" and four.note == "look at premise 2"
+    assert four.status == "open" and four.flag == ""
+    assert five.critique == "refreshed 5"
     assert "folio-v2/validation/6" in rows
 
 
@@ -219,10 +246,10 @@ def test_change_flag_is_sticky_until_a_reviewer_clears_it(tmp_path: Path) -> Non
     write_queue(path, queue_rows([outcome(1, content_hash="h2")]))
     report = write_queue(path, queue_rows([outcome(1, content_hash="h2")]))
     assert report == MergeReport(kept_decisions=1)
-    assert by_id(path)["folio-v2/validation/1"]["flag"] == CHANGED_SINCE_DECISION
+    assert by_id(path)["folio-v2/validation/1"].flag == CHANGED_SINCE_DECISION
     decide(path, "folio-v2/validation/1", flag="")
     write_queue(path, queue_rows([outcome(1, content_hash="h2")]))
-    assert by_id(path)["folio-v2/validation/1"]["flag"] == ""
+    assert by_id(path)["folio-v2/validation/1"].flag == ""
 
 
 def test_missing_undecided_rows_are_dropped_and_returning_rows_unflagged(tmp_path: Path) -> None:
@@ -231,9 +258,9 @@ def test_missing_undecided_rows_are_dropped_and_returning_rows_unflagged(tmp_pat
     decide(path, "folio-v2/validation/1", decision="skip")
     report = write_queue(path, [])
     assert report == MergeReport(retained_missing=1, dropped=1)
-    assert by_id(path)["folio-v2/validation/1"]["flag"] == NOT_IN_LATEST_RUN
+    assert by_id(path)["folio-v2/validation/1"].flag == NOT_IN_LATEST_RUN
     write_queue(path, queue_rows([outcome(1)]))
-    assert by_id(path)["folio-v2/validation/1"]["flag"] == ""
+    assert by_id(path)["folio-v2/validation/1"].flag == ""
 
 
 def test_an_invalid_decision_is_kept_and_flagged(tmp_path: Path) -> None:
@@ -242,8 +269,8 @@ def test_an_invalid_decision_is_kept_and_flagged(tmp_path: Path) -> None:
     decide(path, "folio-v2/validation/1", decision="acept")
     write_queue(path, queue_rows([outcome(1, content_hash="h2")]))
     row = by_id(path)["folio-v2/validation/1"]
-    assert row["decision"] == "acept" and row["status"] == "open"
-    assert row["flag"] == f"{CHANGED_SINCE_DECISION};{INVALID_DECISION}"
+    assert row.decision == "acept" and row.status == "open"
+    assert row.flag == f"{CHANGED_SINCE_DECISION};{INVALID_DECISION}"
 
 
 def test_merge_false_overwrites(tmp_path: Path) -> None:
@@ -260,7 +287,7 @@ def test_bad_rows_are_rejected(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="repeats id"):
         write_queue(path, [row, row])
     with pytest.raises(ValueError, match="not in the review schema"):
-        write_queue(path, [row | {"extra": "x"}])
+        write_queue(path, [QueueRow.from_cells(row.cells() | {"extra": "x"})])
     assert not path.exists()
 
 

@@ -15,6 +15,7 @@ from refinery.errors import RefineryError
 from refinery.review.queue import (
     DECISION_COLUMNS,
     MERGE_CONFLICT,
+    QueueRow,
     queue_lock,
     queue_rows,
     read_queue,
@@ -41,8 +42,8 @@ def make_queue(tmp_path: Path, n: int = 3) -> Path:
     return path
 
 
-def row(path: Path, item_id: str = ITEM) -> dict[str, str]:
-    return next(r for r in read_queue(path) if r["id"] == item_id)
+def row(path: Path, item_id: str = ITEM) -> QueueRow:
+    return next(r for r in read_queue(path) if r.id == item_id)
 
 
 def test_a_decision_since_the_item_was_seen_is_a_conflict_and_nothing_is_lost(
@@ -54,19 +55,19 @@ def test_a_decision_since_the_item_was_seen_is_a_conflict_and_nothing_is_lost(
     with pytest.raises(DecisionConflict) as raised:
         save_decision(path, ITEM, BOB, seen=seen)
     after = row(path)
-    assert {c: after[c] for c in ("decision", "final_label", "note", "reviewer")} == ANN
-    assert after["flag"] == MERGE_CONFLICT and after["status"] == "decided"
+    assert after.cells(("decision", "final_label", "note", "reviewer")) == ANN
+    assert after.flag == MERGE_CONFLICT and after.status == "decided"
     conflict = raised.value
     assert conflict.kept["reviewer"] == "ann" and conflict.refused["decision"] == "keep_original"
     assert "ann decided relabel while you were looking" in str(conflict)
     [entry] = read_conflicts(path, ITEM)
-    assert entry["kept"] == {c: after[c] for c in DECISION_COLUMNS}
+    assert entry["kept"] == after.cells(DECISION_COLUMNS)
     assert entry["refused"] == {c: BOB.get(c, "") for c in DECISION_COLUMNS}
     assert conflicts_path(path).name == "review.csv.conflicts.jsonl"
 
     # bob looks again (now having seen ann's decision) and settles it: the flag goes
     settled = save_decision(path, ITEM, BOB, seen=decision_version(after))
-    assert (settled["decision"], settled["reviewer"], settled["flag"]) == (
+    assert (settled.decision, settled.reviewer, settled.flag) == (
         "keep_original",
         "bob",
         "",
@@ -79,7 +80,7 @@ def test_the_same_decision_from_two_annotators_is_no_conflict(tmp_path: Path) ->
     seen = decision_version(row(path))
     save_decision(path, ITEM, ANN, seen=seen)
     again = save_decision(path, ITEM, {**ANN, "reviewer": "bob"}, seen=seen)
-    assert again["reviewer"] == "ann" and again["flag"] == ""  # the first one stays
+    assert again.reviewer == "ann" and again.flag == ""  # the first one stays
     assert read_conflicts(path) == [] and not conflicts_path(path).exists()
 
 
@@ -92,7 +93,7 @@ def test_deciding_another_item_meanwhile_is_no_conflict(tmp_path: Path) -> None:
         ANN,
         seen=decision_version(row(path, "folio-v2/validation/2")),
     )
-    assert save_decision(path, ITEM, BOB, seen=seen)["decision"] == "keep_original"
+    assert save_decision(path, ITEM, BOB, seen=seen).decision == "keep_original"
 
 
 def test_a_writer_waits_for_the_lock_and_says_so_when_it_is_held_too_long(
@@ -118,7 +119,7 @@ def test_a_writer_waits_for_the_lock_and_says_so_when_it_is_held_too_long(
     assert path.read_bytes() == before
     # once the lock is free, the same write goes through
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.stdout == "" and row(path)["decision"] == "skip", done.stderr
+    assert done.stdout == "" and row(path).decision == "skip", done.stderr
 
 
 def test_concurrent_writers_lose_no_decision(tmp_path: Path) -> None:
@@ -137,9 +138,7 @@ def test_concurrent_writers_lose_no_decision(tmp_path: Path) -> None:
     ]
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
     rows = read_queue(path)
-    assert [(r["decision"], r["reviewer"]) for r in rows] == [
-        ("skip", f"w{n}") for n in range(1, 13)
-    ]
+    assert [(r.decision, r.reviewer) for r in rows] == [("skip", f"w{n}") for n in range(1, 13)]
 
 
 def test_a_write_back_restores_the_bom_and_crlf_a_pandas_save_dropped(tmp_path: Path) -> None:
@@ -156,7 +155,7 @@ def test_a_write_back_restores_the_bom_and_crlf_a_pandas_save_dropped(tmp_path: 
     assert b"'=1+1 is not a formula" in data  # neutralised against formula injection
     after = read_queue(path)
     assert after[1:] == before[1:]
-    assert after[0]["note"] == "=1+1 is not a formula"
+    assert after[0].note == "=1+1 is not a formula"
 
 
 def test_a_bad_decision_changes_nothing(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from refinery.review.queue import (
     DECISION_COLUMNS,
     NOT_IN_LATEST_RUN,
     MergeReport,
+    QueueRow,
     read_queue,
 )
 from refinery.review.record import save_decision
@@ -74,7 +75,7 @@ def rerun(
     reports: list[MergeReport] = []
     write_queue = review.write_queue
 
-    def spy(path: Path, rows: Iterable[Mapping[str, object]], *, merge: bool = True) -> MergeReport:
+    def spy(path: Path, rows: Iterable[QueueRow], *, merge: bool = True) -> MergeReport:
         report = write_queue(path, rows, merge=merge)
         reports.append(report)
         return report
@@ -108,29 +109,27 @@ def test_a_rerun_keeps_every_decision_and_flags_the_changed_item(
 ) -> None:
     queue = decided_queue(sample_run, tmp_path, tuple(DECISIONS))
     before_raw = records(queue)
-    before = {r["id"]: r for r in read_queue(queue)}
-    assert len(before_raw) == 4 and all(r["status"] == "decided" for r in before.values())
+    before = {r.id: r for r in read_queue(queue)}
+    assert len(before_raw) == 4 and all(r.status == "decided" for r in before.values())
 
     source = modified_sample(tmp_path, {1301: NEW_CONCLUSION}, {})
     assert rerun(source, queue, tmp_path, monkeypatch) == [
         MergeReport(kept_decisions=3, flagged_changed=1)
     ]
     after_raw = records(queue)
-    after = {r["id"]: r for r in read_queue(queue)}
+    after = {r.id: r for r in read_queue(queue)}
     assert list(after) == [ID_203, ID_301, ID_1201, ID_1301]
     for item_id in (ID_203, ID_301, ID_1201):
         assert after_raw[item_id] == before_raw[item_id]  # byte for byte
     changed = after[ID_1301]
-    assert {c: changed[c] for c in DECISION_COLUMNS} == {
-        c: before[ID_1301][c] for c in DECISION_COLUMNS
-    }
-    assert changed["flag"] == CHANGED_SINCE_DECISION and changed["status"] == "decided"
-    assert changed["conclusion"] == NEW_CONCLUSION
-    assert changed["content_hash"] == new_hash(tmp_path, ID_1301)
-    assert changed["content_hash"] != before[ID_1301]["content_hash"]
-    assert changed["row_hash"] != before[ID_1301]["row_hash"]  # it fingerprints the new content
-    unchanged = set(CONTENT_COLUMNS) - {"conclusion", "content_hash", "row_hash"}
-    assert {c: changed[c] for c in unchanged} == {c: before[ID_1301][c] for c in unchanged}
+    assert changed.cells(DECISION_COLUMNS) == before[ID_1301].cells(DECISION_COLUMNS)
+    assert changed.flag == CHANGED_SINCE_DECISION and changed.status == "decided"
+    assert changed.conclusion == NEW_CONCLUSION
+    assert changed.content_hash == new_hash(tmp_path, ID_1301)
+    assert changed.content_hash != before[ID_1301].content_hash
+    assert changed.row_hash != before[ID_1301].row_hash  # it fingerprints the new content
+    unchanged = sorted(set(CONTENT_COLUMNS) - {"conclusion", "content_hash", "row_hash"})
+    assert changed.cells(unchanged) == before[ID_1301].cells(unchanged)
 
 
 @pytest.mark.prover
@@ -138,19 +137,19 @@ def test_a_decided_item_the_rerun_settles_is_retained_and_an_undecided_one_dropp
     sample_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     queue = decided_queue(sample_run, tmp_path, (ID_203, ID_301, ID_1301))  # 1201 left open
-    before = {r["id"]: r for r in read_queue(queue)}
+    before = {r.id: r for r in read_queue(queue)}
     # the fixed gold labels are what both provers derive: 203 and 1201 now verify
     source = modified_sample(tmp_path, {1301: NEW_CONCLUSION}, {203: "False", 1201: "Uncertain"})
     assert rerun(source, queue, tmp_path, monkeypatch) == [
         MergeReport(kept_decisions=1, flagged_changed=1, retained_missing=1, dropped=1)
     ]
-    after = {r["id"]: r for r in read_queue(queue)}
+    after = {r.id: r for r in read_queue(queue)}
     assert list(after) == [ID_203, ID_301, ID_1301]
-    assert after[ID_203] == before[ID_203] | {"flag": NOT_IN_LATEST_RUN}
-    assert after[ID_203]["decision"] == "accept_proposal" and after[ID_203]["status"] == "decided"
+    assert after[ID_203] == before[ID_203].replace(flag=NOT_IN_LATEST_RUN)
+    assert after[ID_203].decision == "accept_proposal" and after[ID_203].status == "decided"
     assert after[ID_301] == before[ID_301]
-    assert after[ID_1301]["flag"] == CHANGED_SINCE_DECISION
-    assert after[ID_1301]["note"] == "the NL says Max"
+    assert after[ID_1301].flag == CHANGED_SINCE_DECISION
+    assert after[ID_1301].note == "the NL says Max"
 
 
 @pytest.mark.prover

@@ -14,6 +14,7 @@ from refinery.outcomes import Outcome
 from refinery.review.queue import (
     DECISION_COLUMNS,
     MERGE_CONFLICT,
+    QueueRow,
     queue_rows,
     read_queue,
     write_queue,
@@ -43,12 +44,12 @@ def make_queue(tmp_path: Path) -> Path:
     return path
 
 
-def by_id(path: Path) -> dict[str, dict[str, str]]:
-    return {r["id"]: r for r in read_queue(path)}
+def by_id(path: Path) -> dict[str, QueueRow]:
+    return {r.id: r for r in read_queue(path)}
 
 
 def decision(path: Path, n: int) -> dict[str, str]:
-    return {c: by_id(path)[item(n)][c] for c in DECISION_COLUMNS}
+    return by_id(path)[item(n)].cells(DECISION_COLUMNS)
 
 
 def shard_of(shards: list[Path], n: int) -> Path:
@@ -118,13 +119,15 @@ def test_merge_brings_the_shards_decisions_back(tmp_path: Path) -> None:
     }
     assert result.conflicts == {} and result.unknown == []
     after = by_id(path)
-    assert after[item(1)]["decision"] == "accept_proposal" and after[item(1)]["reviewer"] == "ann"
-    assert after[item(6)]["final_label"] == "True" and after[item(6)]["status"] == "decided"
-    assert after[item(9)]["decision"] == "skip"
+    assert after[item(1)].decision == "accept_proposal" and after[item(1)].reviewer == "ann"
+    assert after[item(6)].final_label == "True" and after[item(6)].status == "decided"
+    assert after[item(9)].decision == "skip"
     untouched = set(before) - {item(1), item(6), item(9)}
     assert all(after[i] == before[i] for i in untouched)
     assert all(
-        after[i][c] == before[i][c] for i in before for c in ("critique", "proposed_fol", "flag")
+        after[i].cells(("critique", "proposed_fol", "flag"))
+        == before[i].cells(("critique", "proposed_fol", "flag"))
+        for i in before
     )
 
 
@@ -152,7 +155,7 @@ def test_changing_a_decision_made_before_the_split_is_taken(tmp_path: Path) -> N
         "decided_at": "",
     }
     assert decision(path, 8)["decision"] == "accept_proposal"  # not reverted to the base
-    assert MERGE_CONFLICT not in by_id(path)[item(2)]["flag"]
+    assert MERGE_CONFLICT not in by_id(path)[item(2)].flag
 
 
 def test_two_annotators_deciding_one_item_differently_is_a_conflict(tmp_path: Path) -> None:
@@ -178,13 +181,13 @@ def test_two_annotators_deciding_one_item_differently_is_a_conflict(tmp_path: Pa
         (bob.name, decision(bob, 1)),
     ]
     after = by_id(path)
-    assert after[item(1)]["flag"] == MERGE_CONFLICT
-    assert {c: after[item(1)][c] for c in DECISION_COLUMNS} == {
-        c: before[item(1)][c] for c in DECISION_COLUMNS
-    }  # keeps its current (empty) decision
-    assert after[item(1)]["status"] == "open"
-    assert after[item(2)]["decision"] == "keep_original" and after[item(2)]["flag"] == ""
-    assert after[item(3)]["decision"] == "edit" and after[item(3)]["final_label"] == "True"
+    assert after[item(1)].flag == MERGE_CONFLICT
+    assert after[item(1)].cells(DECISION_COLUMNS) == before[item(1)].cells(
+        DECISION_COLUMNS
+    )  # keeps its current (empty) decision
+    assert after[item(1)].status == "open"
+    assert after[item(2)].decision == "keep_original" and after[item(2)].flag == ""
+    assert after[item(3)].decision == "edit" and after[item(3)].final_label == "True"
     listing = format_conflicts(result)
     assert listing.splitlines()[0] == f"conflict: {item(1)}"
     assert f"  {ann.name}: decision='accept_proposal', reviewer='ann'" in listing.splitlines()
@@ -205,7 +208,7 @@ def test_a_conflict_between_a_shard_and_the_main_queue_lists_both(tmp_path: Path
         shard_of(shards, 4).name,
     ]
     row = by_id(path)[item(4)]
-    assert row["decision"] == "relabel" and row["flag"] == MERGE_CONFLICT
+    assert row.decision == "relabel" and row.flag == MERGE_CONFLICT
     assert "  review.csv: decision='relabel', final_label='True', reviewer='lead'" in (
         format_conflicts(result)
     )
@@ -223,19 +226,19 @@ def test_a_settled_conflict_is_not_flagged_again_by_a_re_merge(tmp_path: Path) -
     assert set(merge_shards(path, [ann, bob]).conflicts) == {item(1)}
 
     settled = save_decision(path, item(1), {"decision": "relabel", "final_label": "Uncertain"})
-    assert MERGE_CONFLICT not in settled["flag"]
+    assert MERGE_CONFLICT not in settled.flag
     again = merge_shards(path, [ann, bob])
     assert again.conflicts == {} and again.taken == {}
     row = by_id(path)[item(1)]
-    assert row["flag"] == ""
-    assert (row["decision"], row["final_label"]) == ("relabel", "Uncertain")
+    assert row.flag == ""
+    assert (row.decision, row.final_label) == ("relabel", "Uncertain")
 
     # a version nobody has seen yet is news: flagged again
     save_decision(bob, item(1), {"decision": "skip", "reviewer": "bob"})
     news = merge_shards(path, [ann, bob])
     assert set(news.conflicts) == {item(1)}
     row = by_id(path)[item(1)]
-    assert (row["decision"], row["final_label"], row["flag"]) == (
+    assert (row.decision, row.final_label, row.flag) == (
         "relabel",
         "Uncertain",
         MERGE_CONFLICT,
@@ -246,7 +249,7 @@ def test_ids_missing_from_the_queue_are_reported_and_ignored(tmp_path: Path) -> 
     path = make_queue(tmp_path)
     shards = split_queue(path, 2)
     rows = read_queue(shards[0])
-    stray = queue_rows([outcome(1, id="folio-v2/validation/99")])[0] | {"decision": "skip"}
+    stray = queue_rows([outcome(1, id="folio-v2/validation/99")])[0].replace(decision="skip")
     write_rows(shards[0], [*rows, stray])
     before = path.read_bytes()
     result = merge_shards(path, shards)
@@ -290,7 +293,7 @@ def test_without_a_manifest_a_settled_conflict_is_not_overwritten_by_a_re_merge(
     merge_shards(path, [ann, bob])
     row = by_id(path)[item(1)]
     # either kept as settled, or flagged again: never silently replaced by bob's version
-    assert row["decision"] == "accept_proposal" or MERGE_CONFLICT in row["flag"]
+    assert row.decision == "accept_proposal" or MERGE_CONFLICT in row.flag
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -307,7 +310,7 @@ def test_review_split_and_merge_commands(
         str(two),
         f"manifest: {manifest_path(path)}",
     ]
-    save_decision(one, read_queue(one)[0]["id"], {"decision": "skip"})
+    save_decision(one, read_queue(one)[0].id, {"decision": "skip"})
     assert main(["review", "merge", "--queue", str(path), str(one), str(two)]) == 0
     assert capsys.readouterr().out.splitlines() == [f"{path}: 1 decision(s) merged from shards"]
 
@@ -334,7 +337,7 @@ def test_review_merge_exits_1_on_conflicts(
         f"1 conflict(s) flagged merge_conflict in {path}: settle each decision there and "
         "clear the flag",
     ]
-    assert by_id(path)[item(9)]["flag"] == MERGE_CONFLICT
+    assert by_id(path)[item(9)].flag == MERGE_CONFLICT
 
 
 def test_review_merge_refuses_a_missing_shard(

@@ -184,7 +184,7 @@ def test_a_killed_session_keeps_every_finished_decision(workspace: tuple[Path, P
     assert proc.stdin is not None
 
     def decided() -> dict[str, str]:
-        return {r["id"]: r["decision"] for r in read_queue(queue) if r["decision"]}
+        return {r.id: r.decision for r in read_queue(queue) if r.decision}
 
     def wait_until(count: int) -> None:
         deadline = time.monotonic() + 60
@@ -215,7 +215,7 @@ def test_a_killed_session_keeps_every_finished_decision(workspace: tuple[Path, P
         "folio-sample/all/301": "skip",
     }
     rows = read_queue(queue)
-    assert len(rows) == 4 and {r["reviewer"] for r in rows if r["decision"]} == {"bob"}
+    assert len(rows) == 4 and {r.reviewer for r in rows if r.decision} == {"bob"}
     data = queue.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf") and data.endswith(b"\r\n") and data != original
     assert [p.name for p in queue.parent.iterdir() if p.name.startswith(".")] == []  # no temp file

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from refinery.errors import RefineryError
 from refinery.prove.verdict import Budget
 from refinery.review.feedback import FeedbackEngine
-from refinery.review.queue import COLUMNS, read_queue, write_rows
+from refinery.review.queue import QueueRow, read_queue, write_rows
 from refinery.review.record import decision_version
 from refinery.review.web.actions import Actions
 from refinery.review.web.app import create_app, serve
@@ -49,8 +49,8 @@ def csrf_of(page: str) -> str:
     return page.split(marker, 1)[1].split('"', 1)[0]
 
 
-def row(queue: Path, item_id: str) -> dict[str, str]:
-    return next(r for r in read_queue(queue) if r["id"] == item_id)
+def row(queue: Path, item_id: str) -> QueueRow:
+    return next(r for r in read_queue(queue) if r.id == item_id)
 
 
 # --- what the requests do (real provers) ----------------------------------------------------
@@ -61,7 +61,7 @@ def test_live_check_points_at_the_typo_then_gives_both_provers_label(
     queue: Path, engine: FeedbackEngine
 ) -> None:
     actions = Actions(queue, engine, "ann")
-    fol = row(queue, ID_301)["proposed_fol"].split("\n")
+    fol = row(queue, ID_301).proposed_fol.split("\n")
     fol[2] = TYPO_3
     status, reply = actions.check(ID_301, fol)
     assert status == 200 and not reply["parses"] and not reply["clean"]
@@ -75,7 +75,7 @@ def test_live_check_points_at_the_typo_then_gives_both_provers_label(
     assert reply["evidence"].startswith("proves the conclusion: premises[")
     assert reply["canonical"][2] == "MissConnection(passengers) → Compensated(passengers)"
     # the proposal as it stands: lint errors, marked on premise 3
-    status, reply = actions.check(ID_301, row(queue, ID_301)["proposed_fol"].split("\n"))
+    status, reply = actions.check(ID_301, row(queue, ID_301).proposed_fol.split("\n"))
     assert {(i["index"], i["kind"]) for i in reply["lint"] if i["severity"] == "error"} == {
         (2, "arity_conflict"),
         (2, "free_variable"),
@@ -112,7 +112,7 @@ def test_a_label_change_is_saved_only_confirmed_and_explained(
     status, reply = accept(note=NOTE_203, confirm="True → False")
     assert (status, reply["status"]) == (200, "saved")
     saved = row(queue, ID_203)
-    assert (saved["decision"], saved["final_label"], saved["note"], saved["reviewer"]) == (
+    assert (saved.decision, saved.final_label, saved.note, saved.reviewer) == (
         "accept_proposal",
         "False",
         NOTE_203,
@@ -126,14 +126,14 @@ def test_a_draft_that_does_not_parse_is_refused_and_nothing_written(
 ) -> None:
     actions = Actions(queue, engine, "ann")
     before = queue.read_bytes()
-    fol = row(queue, ID_301)["proposed_fol"].split("\n")
+    fol = row(queue, ID_301).proposed_fol.split("\n")
     fol[2] = TYPO_3
     status, reply = actions.decide(
         ID_301, "draft", fol=fol, label="", note="", reviewer="", seen="x"
     )
     assert status == 422 and reply["decision"] == "edit"
     assert reply["problems"][0].startswith("the final FOL does not parse")
-    unchanged = row(queue, ID_301)["proposed_fol"].split("\n")
+    unchanged = row(queue, ID_301).proposed_fol.split("\n")
     status, reply = actions.decide(
         ID_301, "draft", fol=unchanged, label="", note="", reviewer="", seen="x"
     )
@@ -171,7 +171,7 @@ def test_a_decision_made_meanwhile_is_a_conflict(queue: Path, engine: FeedbackEn
     status, reply = decide("bob", "relabel", "Uncertain", "x", "True → Uncertain")
     assert status == 409 and reply["status"] == "conflict"
     assert reply["kept"]["reviewer"] == "ann" and reply["refused"]["reviewer"] == "bob"
-    assert row(queue, ID_1201)["flag"] == "merge_conflict"
+    assert row(queue, ID_1201).flag == "merge_conflict"
 
 
 # --- the page's view ------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_the_live_evidence_explains_the_provers_label_against_the_drafts(
     queue: Path, engine: FeedbackEngine
 ) -> None:
     actions = Actions(queue, engine, "ann")
-    fol = row(queue, ID_1201)["original_fol"].split("\n")
+    fol = row(queue, ID_1201).original_fol.split("\n")
     status, reply = actions.check(ID_1201, fol)  # the draft keeps the gold label, True
     assert status == 200 and reply["label"] == "Uncertain"
     assert reply["evidence"].startswith("the conclusion can fail: domain {")
@@ -212,7 +212,7 @@ def test_the_rows_evidence_shows_and_findings_when_a_row_has_them(queue: Path) -
     rows = read_queue(queue)
     item = page_view(rows, Filters())["item"]
     assert item["id"] == ID_203 and item["evidence"] == [WHY_203] and item["optional"] == {}
-    rows[0] |= {"findings": HOSTILE}
+    rows[0] = rows[0].replace(findings=HOSTILE)
     assert page_view(rows, Filters())["item"]["optional"] == {"findings": HOSTILE}
 
 
@@ -221,17 +221,19 @@ def test_the_rows_evidence_shows_and_findings_when_a_row_has_them(queue: Path) -
 
 def hostile_queue(tmp_path: Path) -> Path:
     path = tmp_path / "hostile.csv"
-    cells = dict.fromkeys(COLUMNS, "") | {
-        "id": "folio-v2/validation/1",
-        "reason": f"label_mismatch{HOSTILE}",
-        "nl_premises": f"All dogs bark.{HOSTILE}\nRex is a dog.",
-        "original_fol": f"∀x (Dog(x) → Bark(x))\nDog(rex) {HOSTILE}\nBark(rex)",
-        "conclusion": '=HYPERLINK("http://evil.example","x")',
-        "gold_label": "True",
-        "critique": f"label: {HOSTILE}",
-        "evidence": f"proves the conclusion: {HOSTILE}",
-    }
-    write_rows(path, [cells])
+    hostile = QueueRow.from_cells(
+        {
+            "id": "folio-v2/validation/1",
+            "reason": f"label_mismatch{HOSTILE}",
+            "nl_premises": f"All dogs bark.{HOSTILE}\nRex is a dog.",
+            "original_fol": f"∀x (Dog(x) → Bark(x))\nDog(rex) {HOSTILE}\nBark(rex)",
+            "conclusion": '=HYPERLINK("http://evil.example","x")',
+            "gold_label": "True",
+            "critique": f"label: {HOSTILE}",
+            "evidence": f"proves the conclusion: {HOSTILE}",
+        }
+    )
+    write_rows(path, [hostile])
     return path
 
 
@@ -264,7 +266,7 @@ def test_posts_need_the_pages_csrf_token_json_and_no_foreign_origin(
     assert form.status_code == 415
     assert queue.read_bytes() == before
     ok = web.post("/api/decide", json=body, headers={"X-CSRF-Token": token, "Origin": LOCAL})
-    assert ok.status_code == 200 and row(queue, ID_203)["decision"] == "skip"
+    assert ok.status_code == 200 and row(queue, ID_203).decision == "skip"
     missing = web.post("/api/decide", json={"id": ID_203}, headers={"X-CSRF-Token": token})
     assert missing.status_code == 422  # no decision, no seen: FastAPI says which fields
 

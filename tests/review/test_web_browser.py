@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from headless_chromium import launch
 
-from refinery.review.queue import COLUMNS, read_queue, write_rows
+from refinery.review.queue import QueueRow, read_queue, write_rows
 from refinery.review.record import read_conflicts
 
 from review_workflow import (
@@ -168,7 +168,7 @@ def test_an_annotator_session_in_the_browser_then_apply(
     page.keyboard.press("Escape")
     page.keyboard.press("w")
     expect(page.locator("#message")).to_have_text("not saved: fix the FOL first (marked above)")
-    assert read_queue(queue)[1]["decision"] == ""
+    assert read_queue(queue)[1].decision == ""
     # fixed in ASCII: both provers now derive the gold label
     started = time.monotonic()
     boxes.nth(2).fill("MissConnection(passengers) -> Compensated(passengers)")
@@ -202,7 +202,7 @@ def test_an_annotator_session_in_the_browser_then_apply(
     print(f"live check after an edit: {latency * 1000:.0f} ms")
 
     assert_decided(queue, "carol")
-    final = {r["id"]: r for r in read_queue(queue)}[ID_301]["final_fol"]
+    final = {r.id: r for r in read_queue(queue)}[ID_301].final_fol
     assert "->" not in final  # ASCII typing is stored in the dataset's symbols
     assert_applied_exactly(run, queue, "carol")
 
@@ -228,8 +228,8 @@ def test_two_annotators_deciding_one_item_differently_is_a_merge_conflict(
     expect(bob.locator("#message")).to_contain_text(
         f"{ID_1201}: ann decided relabel while you were looking; your skip was not written"
     )
-    row = {r["id"]: r for r in read_queue(queue)}[ID_1201]
-    assert (row["decision"], row["reviewer"], row["flag"]) == ("relabel", "ann", "merge_conflict")
+    row = {r.id: r for r in read_queue(queue)}[ID_1201]
+    assert (row.decision, row.reviewer, row.flag) == ("relabel", "ann", "merge_conflict")
     [conflict] = read_conflicts(queue, ID_1201)
     assert conflict["refused"]["decision"] == "skip" and conflict["refused"]["reviewer"] == "bob"
 
@@ -244,8 +244,8 @@ def test_two_annotators_deciding_one_item_differently_is_a_merge_conflict(
     bob.fill("#confirm-note", "The NL says no bird here flies: kiwi cannot fly, True.")
     bob.press("#confirm-note", "Control+Enter")
     on_item(bob, ID_1301)
-    row = {r["id"]: r for r in read_queue(queue)}[ID_1201]
-    assert (row["decision"], row["reviewer"], row["flag"]) == ("keep_original", "bob", "")
+    row = {r.id: r for r in read_queue(queue)}[ID_1201]
+    assert (row.decision, row.reviewer, row.flag) == ("keep_original", "bob", "")
     assert ann.problems == [] and bob.problems == []
 
 
@@ -261,20 +261,22 @@ def test_hostile_strings_render_as_text_and_run_nothing(
     from playwright.sync_api import expect
 
     queue = tmp_path / "hostile.csv"
-    cells = dict.fromkeys(COLUMNS, "") | {
-        "id": "folio-v2/validation/1",
-        "story_id": "<i>s</i>",
-        "reason": 'label_mismatch"><script>window.__pwned=4</script>',
-        "nl_premises": f"{HOSTILE_NL}\nRex is a dog.",
-        "original_fol": f"∀x (Dog(x) → Bark(x))\n{HOSTILE_FOL}\nBark(rex)",
-        "proposed_fol": "∀x (Dog(x) → Bark(x))\nDog(rex)\nBark(rex)",
-        "conclusion": FORMULA_CELL,
-        "gold_label": "True",
-        "prover_labels": "z3=<svg onload=window.__pwned=5>",
-        "critique": HOSTILE_CRITIQUE,
-        "evidence": HOSTILE_NL,
-    }
-    write_rows(queue, [cells])
+    hostile = QueueRow.from_cells(
+        {
+            "id": "folio-v2/validation/1",
+            "story_id": "<i>s</i>",
+            "reason": 'label_mismatch"><script>window.__pwned=4</script>',
+            "nl_premises": f"{HOSTILE_NL}\nRex is a dog.",
+            "original_fol": f"∀x (Dog(x) → Bark(x))\n{HOSTILE_FOL}\nBark(rex)",
+            "proposed_fol": "∀x (Dog(x) → Bark(x))\nDog(rex)\nBark(rex)",
+            "conclusion": FORMULA_CELL,
+            "gold_label": "True",
+            "prover_labels": "z3=<svg onload=window.__pwned=5>",
+            "critique": HOSTILE_CRITIQUE,
+            "evidence": HOSTILE_NL,
+        }
+    )
+    write_rows(queue, [hostile])
     assert b"'=HYPERLINK" in queue.read_bytes()  # neutralised in the file ...
     page = open_page(browser, serve(queue).url)
     on_item(page, "folio-v2/validation/1")
@@ -286,7 +288,7 @@ def test_hostile_strings_render_as_text_and_run_nothing(
     assert page.locator("td.nl").nth(2).text_content() == FORMULA_CELL  # ... text on the page
     assert page.locator("#critique li").all_text_contents() == [HOSTILE_CRITIQUE]
     assert page.locator("#why li").all_text_contents() == [HOSTILE_NL]
-    expect(page.locator(".chip.reason")).to_have_text(cells["reason"])
+    expect(page.locator(".chip.reason")).to_have_text(hostile.reason)
     # the draft is the (clean) proposal; put the hostile formula back: shown, never run
     box = page.locator(".fol-input").nth(1)
     box.fill(HOSTILE_FOL)
@@ -308,10 +310,10 @@ def test_hostile_strings_render_as_text_and_run_nothing(
         page.keyboard.press("s")
     expect(page.locator("#decided")).to_contain_text("skip")
     [row] = read_queue(queue)
-    assert row["note"] == "=1+1 <script>window.__pwned=6</script>"
+    assert row.note == "=1+1 <script>window.__pwned=6</script>"
     assert b"'=1+1 <script>" in queue.read_bytes()
     page.reload()
     on_item(page, "folio-v2/validation/1")
     assert page.evaluate("() => window.__pwned") is None
     assert page.problems == []
-    assert page.text_content("#decided-note") == row["note"]  # shown as text
+    assert page.text_content("#decided-note") == row.note  # shown as text

@@ -25,7 +25,7 @@ from refinery.review.decide import (
     label_change_text,
 )
 from refinery.review.feedback import Feedback, FeedbackEngine
-from refinery.review.queue import DECISIONS, read_queue
+from refinery.review.queue import DECISIONS, QueueRow, read_queue
 from refinery.review.record import DecisionConflict, save_decision
 
 #: The page's "save the draft" request: the server decides whether that is an edit or a relabel.
@@ -95,8 +95,8 @@ class Actions:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
 
-    def row(self, item_id: str) -> dict[str, str] | None:
-        return next((r for r in read_queue(self.queue) if r["id"] == item_id), None)
+    def row(self, item_id: str) -> QueueRow | None:
+        return next((r for r in read_queue(self.queue) if r.id == item_id), None)
 
     def check(self, item_id: str, fol: Sequence[str], label: str = "") -> Reply:
         """Live feedback on the page's FOL boxes (ASCII spellings read as the symbols).
@@ -111,7 +111,7 @@ class Actions:
             return 422, {"error": "the FOL needs the premises, then the conclusion"}
         canonical = [canonical_symbols(f.strip()) for f in fol]
         with self._lock:
-            feedback = self.engine.check_draft(row, canonical, gold=label or row["gold_label"])
+            feedback = self.engine.check_draft(row, canonical, gold=label or row.gold_label)
         return 200, {**feedback_json(feedback, len(fol)), "canonical": canonical}
 
     def decide(
@@ -172,4 +172,4 @@ class Actions:
                 "kept": conflict.kept,
                 "refused": conflict.refused,
             }
-        return 200, {"status": "saved", "decision": saved["decision"], "id": item_id}
+        return 200, {"status": "saved", "decision": saved.decision, "id": item_id}

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from refinery.review.decide import GUIDELINES, Draft, fol_lines
-from refinery.review.queue import DECISIONS, MERGE_CONFLICT, flag_set
+from refinery.review.queue import DECISIONS, MERGE_CONFLICT, QueueRow, flag_set
 from refinery.review.record import decision_version
 
 #: The reviewer filter's value for items nobody has decided yet.
@@ -30,13 +30,13 @@ _TOKEN = re.compile(r"\w+|\s+|.", re.UNICODE)
 _FINDING = re.compile(r";\s+(?=[\w\[\]]+:\s)")
 
 
-def reasons_of(row: Mapping[str, str]) -> list[str]:
+def reasons_of(row: QueueRow) -> list[str]:
     """A row's reason codes (a hand-edited queue may join several with ``;``)."""
-    return [c.strip() for c in row["reason"].split(";") if c.strip()] or ["(none)"]
+    return [c.strip() for c in row.reason.split(";") if c.strip()] or ["(none)"]
 
 
-def is_decided(row: Mapping[str, str]) -> bool:
-    return row["decision"].strip() in DECISIONS
+def is_decided(row: QueueRow) -> bool:
+    return row.decision.strip() in DECISIONS
 
 
 @dataclass(frozen=True)
@@ -46,12 +46,12 @@ class Filters:
     reason: str = ""
     reviewer: str = ""
 
-    def matches(self, row: Mapping[str, str]) -> bool:
+    def matches(self, row: QueueRow) -> bool:
         if self.reason and self.reason not in reasons_of(row):
             return False
         if self.reviewer == OPEN:
             return not is_decided(row)
-        return not self.reviewer or (is_decided(row) and row["reviewer"].strip() == self.reviewer)
+        return not self.reviewer or (is_decided(row) and row.reviewer.strip() == self.reviewer)
 
     def url(self, item_id: str | None = None) -> str:
         """The page's address for `item_id` under these filters (``/?…``)."""
@@ -59,7 +59,7 @@ class Filters:
         return "/?" + urlencode({k: v for k, v in query.items() if v})
 
 
-def progress(rows: Sequence[Mapping[str, str]]) -> dict[str, Any]:
+def progress(rows: Sequence[QueueRow]) -> dict[str, Any]:
     """Decided and total items, overall and by reason (a row counts once per reason code)."""
     by_reason: dict[str, list[int]] = {}
     for row in rows:
@@ -104,8 +104,8 @@ def _prover_labels(cell: str) -> list[tuple[str, str]]:
 
 
 def item_view(
-    row: Mapping[str, str],
-    listed: Sequence[Mapping[str, str]],
+    row: QueueRow,
+    listed: Sequence[QueueRow],
     filters: Filters,
     conflicts: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
@@ -116,12 +116,12 @@ def item_view(
     original. ``seen`` is the row's `decision_version`, which the page sends back with a
     decision so that a concurrent one is caught.
     """
-    ids = [r["id"] for r in listed]
-    at = ids.index(row["id"])
+    ids = [r.id for r in listed]
+    at = ids.index(row.id)
     draft = Draft.start(row)
-    original = fol_lines(row["original_fol"])
-    proposed = fol_lines(row["proposed_fol"]) if row["proposed_fol"].strip() else []
-    nl = row["nl_premises"].split("\n") if row["nl_premises"] else []
+    original = fol_lines(row.original_fol)
+    proposed = fol_lines(row.proposed_fol) if row.proposed_fol.strip() else []
+    nl = row.nl_premises.split("\n") if row.nl_premises else []
     formulas = []
     for i, text in enumerate(draft.fol):
         before = original[i] if i < len(original) else ""
@@ -131,19 +131,19 @@ def item_view(
             {
                 "index": i,
                 "name": "conclusion" if is_conclusion else f"premise {i + 1}",
-                "nl": row["conclusion"] if is_conclusion else (nl[i] if i < len(nl) else ""),
+                "nl": row.conclusion if is_conclusion else (nl[i] if i < len(nl) else ""),
                 "original": before,
                 "draft": text,
                 "proposal": diff_segments(before, after) if after != before else [],
             }
         )
     extra_nl = nl[len(draft.fol) - 1 :]  # sentences without a formula: shown, not editable
-    following = [r["id"] for r in listed[at + 1 :] if not is_decided(r)]
+    following = [r.id for r in listed[at + 1 :] if not is_decided(r)]
     return {
-        "id": row["id"],
-        "dataset": row["dataset"],
-        "split": row["split"],
-        "story_id": row["story_id"],
+        "id": row.id,
+        "dataset": row.dataset,
+        "split": row.split,
+        "story_id": row.story_id,
         "reasons": reasons_of(row),
         "position": at + 1,
         "count": len(ids),
@@ -152,18 +152,16 @@ def item_view(
         "next_open_url": filters.url(following[0]) if following else filters.url(),
         "formulas": formulas,
         "extra_nl": extra_nl,
-        "gold": row["gold_label"],
-        "suggested": row["suggested_label"],
-        "prover_labels": _prover_labels(row["prover_labels"]),
-        "critique": [c.strip() for c in _FINDING.split(row["critique"]) if c.strip()],
-        "evidence": [line for line in row["evidence"].split("\n") if line.strip()],
-        "optional": {k: row.get(k, "") for k in OPTIONAL_FIELDS if row.get(k, "").strip()},
-        "has_proposal": bool(proposed) or bool(row["suggested_label"].strip()),
-        "decision": {
-            c: row[c] for c in ("decision", "final_label", "reviewer", "decided_at", "note")
-        },
-        "flags": sorted(flag_set(row["flag"])),
-        "conflict": MERGE_CONFLICT in flag_set(row["flag"]),
+        "gold": row.gold_label,
+        "suggested": row.suggested_label,
+        "prover_labels": _prover_labels(row.prover_labels),
+        "critique": [c.strip() for c in _FINDING.split(row.critique) if c.strip()],
+        "evidence": [line for line in row.evidence.split("\n") if line.strip()],
+        "optional": {k: cell for k, cell in row.cells(OPTIONAL_FIELDS).items() if cell.strip()},
+        "has_proposal": bool(proposed) or bool(row.suggested_label.strip()),
+        "decision": row.cells(("decision", "final_label", "reviewer", "decided_at", "note")),
+        "flags": sorted(flag_set(row.flag)),
+        "conflict": MERGE_CONFLICT in flag_set(row.flag),
         "conflicts": [dict(c) for c in conflicts],
         "draft_label": draft.label,
         "note": draft.note,
@@ -172,7 +170,7 @@ def item_view(
 
 
 def page_view(
-    rows: Sequence[Mapping[str, str]],
+    rows: Sequence[QueueRow],
     filters: Filters,
     item_id: str = "",
     conflicts: Sequence[Mapping[str, Any]] = (),
@@ -180,11 +178,11 @@ def page_view(
     """The whole page: filters, progress, guidelines, and the item (`item_id`, else the first
     open item under the filters, else the first one); ``item`` is None when nothing matches."""
     listed = [r for r in rows if filters.matches(r)]
-    row = next((r for r in listed if r["id"] == item_id), None)
+    row = next((r for r in listed if r.id == item_id), None)
     if row is None:
         row = next((r for r in listed if not is_decided(r)), listed[0] if listed else None)
-    item_conflicts = [c for c in conflicts if row is not None and c.get("id") == row["id"]]
-    reviewers = sorted({r["reviewer"].strip() for r in rows if is_decided(r)} - {""})
+    item_conflicts = [c for c in conflicts if row is not None and c.get("id") == row.id]
+    reviewers = sorted({r.reviewer.strip() for r in rows if is_decided(r)} - {""})
     return {
         "filters": {"reason": filters.reason, "reviewer": filters.reviewer},
         "reasons": sorted({c for r in rows for c in reasons_of(r)}),
