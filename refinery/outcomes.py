@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from refinery.addresses import premise_index
+
 
 class Status(StrEnum):
     """How an item ended; in this order everywhere (settled first, then open)."""
@@ -168,8 +170,8 @@ class Outcome:
         """The NL sentence of the formula at `where` (`premises[i]` or `conclusion`)."""
         if where == "conclusion":
             return self.conclusion
-        index = int(where.removeprefix("premises[").removesuffix("]"))
-        return self.premises[index] if index < len(self.premises) else ""
+        index = premise_index(where)
+        return self.premises[index] if index is not None and index < len(self.premises) else ""
 
     def replace(self, **changes: Any) -> Outcome:
         """A copy with `changes` (fields by name)."""

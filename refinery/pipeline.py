@@ -391,7 +391,8 @@ def write_outputs(
     Writes into the run's staging folder (claimed by `refinery.runs.building`); the paths
     returned name the files as they will be once `finish_run` has renamed the folder into place.
     """
-    from refinery.review.queue import queue_rows, write_queue
+    from refinery.review.queue import queue_rows
+    from refinery.review.sheet import write_queue
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
     stage = staging_dir(settings)

@@ -19,7 +19,7 @@ import shutil
 from pathlib import Path
 
 from refinery.cli import main
-from refinery.review.queue import read_queue
+from refinery.review.sheet import read_queue
 from refinery.runs import load_run, run_folders
 
 ID_203, ID_301, ID_1201, ID_1301 = (f"folio-sample/all/{n}" for n in (203, 301, 1201, 1301))

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from refinery.pipeline import RefineSettings
-from refinery.review.queue import read_queue
+from refinery.review.sheet import read_queue
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"

@@ -43,7 +43,7 @@ def _engine(args: Args) -> Any:
 
 def _status(args: Args) -> int:
     """Counts by reason, decision, reviewer and flag; what is left."""
-    from refinery.review.queue import queue_status, read_queue
+    from refinery.review.sheet import queue_status, read_queue
 
     queue = _queue(args)
     status = queue_status(read_queue(queue))
@@ -107,7 +107,7 @@ def _serve(args: Args) -> int:
 def _check(args: Args) -> int:
     """Validate a queue edited in a spreadsheet (FILE, default: --queue); exit 1 on problems."""
     from refinery.review.decide import check_queue
-    from refinery.review.queue import read_queue_lines
+    from refinery.review.sheet import read_queue_lines
 
     path = args.file or _queue(args)
     lines = read_queue_lines(path)
@@ -126,7 +126,7 @@ def _apply(args: Args) -> int:
     """Merge valid decisions into the refined split as a new version."""
     from refinery import runs
     from refinery.review.apply import apply_review
-    from refinery.review.queue import read_queue
+    from refinery.review.sheet import read_queue
 
     queue = _queue(args)
     if args.run:

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from refinery.addresses import premise, premise_index
 from refinery.labels import Label
 from refinery.logic.analysis import negation, subformulas
 from refinery.logic.syntax import Formula, Pred
@@ -62,7 +63,7 @@ def premise_refs(core: Sequence[int]) -> str:
     """
     if not core:
         return "(none: it holds by itself)"
-    return ", ".join(f"premises[{i}]" for i in sorted(core))
+    return ", ".join(premise(i) for i in sorted(core))
 
 
 def wanted_models(label: Label | None, gold: Label | None) -> tuple[Direction, ...]:
@@ -124,7 +125,7 @@ def evidence_detail(
     """The evidence as JSON: every core per prover and question, and every countermodel."""
     cores = {
         prover: {
-            q: [f"premises[{i}]" for i in v.core]
+            q: [premise(i) for i in v.core]
             for q, v in zip(("axioms", "pos", "neg"), trio, strict=True)
             if v.status in _UNSAT and v.core is not None
         }
@@ -211,7 +212,8 @@ def recheck(
     sizes, ok = [], 0
     for per_question in detail.get("cores", {}).values():
         for question, refs in per_question.items():
-            core = tuple(premises[int(r.removeprefix("premises[").rstrip("]"))] for r in refs)
+            indices = [premise_index(r) for r in refs]
+            core = tuple(premises[i] for i in indices if i is not None)
             sizes.append(len(core))
             again = prover.check(Problem(core, goals[question]), budget)
             ok += again.status in (Status.THEOREM, Status.UNSATISFIABLE)

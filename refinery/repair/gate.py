@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from refinery.agents.alignment import ISSUE, NAME_DRIFT, align_formula
+from refinery.agents.alignment import ISSUE, FindingKind, align_formula
 from refinery.agents.models import LLM_SOURCE, Edit, Findings
 from refinery.agents.repairs import MEANING_RULES, apply_candidate
 from refinery.agents.repairs.near_names import TAG as NEAR_NAMES
@@ -275,7 +275,7 @@ def read_edits(
                 (
                     f.score
                     for f in findings.alignment
-                    if f.where == edit.where and f.kind == NAME_DRIFT
+                    if f.where == edit.where and f.kind == FindingKind.NAME_DRIFT
                 ),
                 default=0.0,
             )

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from refinery.addresses import premise
 from refinery.labels import GOLD_LABELS, Label
 from refinery.outcomes import Outcome, Status
 from refinery.report.diff import Segment, changes, inline_diff, unified_diff
@@ -370,7 +371,7 @@ def _formulas(o: Outcome) -> tuple[Formula, ...]:
         current = original if refined is None else refined
         rows.append(
             Formula(
-                where=f"premises[{i}]",
+                where=premise(i),
                 nl=_at(o.premises, i) or "",
                 original=original,
                 refined=_change(original, refined),

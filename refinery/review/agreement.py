@@ -22,7 +22,8 @@ from pathlib import Path
 from refinery.logic.parse import Parsed, try_parse
 from refinery.logic.printer import to_text
 from refinery.review.decide import Resolution, resolve
-from refinery.review.queue import DECISIONS, Decision, QueueRow, read_queue
+from refinery.review.queue import DECISIONS, Decision, QueueRow
+from refinery.review.sheet import read_queue
 
 
 def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:

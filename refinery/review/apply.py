@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from refinery import runs
+from refinery.addresses import premise
 from refinery.errors import RefineryError
-from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows, outcome_counts
+from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows
 from refinery.report import run_history, write_report
 from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
-from refinery.review.queue import Decision, QueueRow, queue_row, read_queue_lines
-from refinery.runs.refined import write_refined
+from refinery.review.queue import Decision, QueueRow, queue_row
+from refinery.review.sheet import read_queue_lines
 
 
 class ApplyRefused(RefineryError):
@@ -134,23 +135,16 @@ def apply_review(
     with runs.building(out) as staging:
         outcomes = [outcomes_by_id[o.id] for o in run.outcomes]
         refined = [dict(rows_by_id[o.id], run_id=new_id) for o in outcomes]
-        write_refined(staging, refined, outcomes)
-        runs.write_outcomes(staging, outcomes)
-        meta = {
-            **run.meta,
-            "run_id": new_id,
-            "kind": "review",
-            "parent": run.run_id,
-            "created_at": stamp,
-            "counts": outcome_counts(outcomes),
-            "review": {
-                "queue": str(queue),
-                "decisions": decisions,
-                "reviewers": sorted({r["reviewer"] for r in review_log if r["reviewer"]}),
-                "applied": [r["id"] for r in review_log],
-            },
+        review = {
+            "queue": str(queue),
+            "decisions": decisions,
+            "reviewers": sorted({r["reviewer"] for r in review_log if r["reviewer"]}),
+            "applied": [r["id"] for r in review_log],
         }
-        runs.write_meta(staging, meta)
+        meta = runs.review_meta(
+            run, run_id=new_id, created_at=stamp, outcomes=outcomes, review=review
+        )
+        runs.write_run(staging, refined, outcomes, meta)
         report_meta = {
             **run.meta.get("report_meta", {}),
             "run_id": new_id,
@@ -190,7 +184,7 @@ def _reviewed(
     before = list(outcome.original_premises_fol)
     after = list(resolution.premises_fol)
     pairs = [
-        (f"premises[{i}]", before[i] if i < len(before) else "", after[i] if i < len(after) else "")
+        (premise(i), before[i] if i < len(before) else "", after[i] if i < len(after) else "")
         for i in range(max(len(before), len(after)))
     ]
     pairs.append(("conclusion", outcome.original_conclusion_fol, resolution.conclusion_fol))

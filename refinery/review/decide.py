@@ -39,12 +39,12 @@ from refinery.review.queue import (
     MERGE_CONFLICT,
     TOOL_COLUMNS,
     Decision,
-    QueueLine,
     QueueRow,
     row_hash,
     tool_cells_edited,
     was_cut,
 )
+from refinery.review.sheet import QueueLine
 
 _GOLD = tuple(label.value for label in GOLD_LABELS)
 

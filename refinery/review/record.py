@@ -30,11 +30,9 @@ from refinery.review.queue import (
     MERGE_CONFLICT,
     QueueRow,
     flag_set,
-    queue_lock,
-    read_queue,
     same_decision,
-    write_rows,
 )
+from refinery.review.sheet import queue_lock, read_queue, write_rows
 
 
 def decision_version(row: QueueRow) -> str:

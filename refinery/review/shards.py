@@ -26,11 +26,9 @@ from refinery.review.queue import (
     DECISION_CONTENT,
     MERGE_CONFLICT,
     QueueRow,
-    queue_lock,
-    read_queue,
     same_decision,
-    write_rows,
 )
+from refinery.review.sheet import queue_lock, read_queue, write_rows
 
 
 def manifest_path(queue: Path) -> Path:

@@ -40,7 +40,7 @@ from refinery.review.decide import (
     label_change_text,
 )
 from refinery.review.feedback import FeedbackEngine
-from refinery.review.queue import MERGE_CONFLICT, Decision, QueueRow, read_queue
+from refinery.review.queue import MERGE_CONFLICT, Decision, QueueRow
 from refinery.review.record import (
     DecisionConflict,
     conflicts_path,
@@ -48,6 +48,7 @@ from refinery.review.record import (
     read_conflicts,
     save_decision,
 )
+from refinery.review.sheet import read_queue
 
 KEYS = __doc__.split("Keys:")[1].split("On a terminal")[0].rstrip() if __doc__ else ""
 _RULE = "─" * 78

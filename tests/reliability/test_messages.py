@@ -19,7 +19,8 @@ from refinery.errors import DataError
 from refinery.outcomes import Outcome
 from refinery.prove.verdict import Budget
 from refinery.report import write_report
-from refinery.review.queue import QueueRow, read_queue, write_rows
+from refinery.review.queue import QueueRow
+from refinery.review.sheet import read_queue, write_rows
 from refinery.store import CacheWriteWarning
 from vampire.registry import build_provers
 

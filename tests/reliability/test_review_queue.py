@@ -15,18 +15,8 @@ from refinery.cli import main
 from refinery.prove.verdict import Budget
 from refinery.review.apply import ApplyRefused, apply_review
 from refinery.review.feedback import FeedbackEngine
-from refinery.review.queue import (
-    CELL_LIMIT,
-    COLUMNS,
-    MergeReport,
-    QueueRow,
-    neutralise,
-    queue_rows,
-    read_queue,
-    tool_cells_edited,
-    write_queue,
-    write_rows,
-)
+from refinery.review.queue import CELL_LIMIT, COLUMNS, QueueRow, queue_rows, tool_cells_edited
+from refinery.review.sheet import MergeReport, neutralise, read_queue, write_queue, write_rows
 from refinery.runs import load_run, run_folders
 from vampire.registry import build_provers
 

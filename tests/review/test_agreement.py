@@ -9,9 +9,10 @@ import pytest
 
 from refinery.cli import main
 from refinery.review.agreement import cohen_kappa, measure_agreement
-from refinery.review.queue import MERGE_CONFLICT, queue_rows, read_queue, write_queue
+from refinery.review.queue import MERGE_CONFLICT, queue_rows
 from refinery.review.record import save_decision
 from refinery.review.shards import manifest_path, merge_shards, shard_files, split_queue
+from refinery.review.sheet import read_queue, write_queue
 
 from fakes import queue_outcome
 

@@ -36,12 +36,9 @@ from refinery.review.queue import (
     NOT_IN_LATEST_RUN,
     QueueRow,
     queue_rows,
-    queue_status,
-    read_queue,
-    read_queue_lines,
-    write_rows,
 )
 from refinery.review.record import save_decision
+from refinery.review.sheet import queue_status, read_queue, read_queue_lines, write_rows
 from vampire.registry import build_provers
 
 from fakes import queue_outcome

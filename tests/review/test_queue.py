@@ -20,14 +20,10 @@ from refinery.review.queue import (
     INVALID_DECISION,
     NOT_IN_LATEST_RUN,
     Decision,
-    MergeReport,
     QueueRow,
-    neutralise,
     queue_rows,
-    read_queue,
-    unneutralise,
-    write_queue,
 )
+from refinery.review.sheet import MergeReport, neutralise, read_queue, unneutralise, write_queue
 
 from fakes import queue_outcome
 

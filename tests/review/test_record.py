@@ -12,15 +12,7 @@ import pandas as pd
 import pytest
 
 from refinery.errors import RefineryError
-from refinery.review.queue import (
-    DECISION_COLUMNS,
-    MERGE_CONFLICT,
-    QueueRow,
-    queue_lock,
-    queue_rows,
-    read_queue,
-    write_queue,
-)
+from refinery.review.queue import DECISION_COLUMNS, MERGE_CONFLICT, QueueRow, queue_rows
 from refinery.review.record import (
     DecisionConflict,
     conflicts_path,
@@ -28,6 +20,7 @@ from refinery.review.record import (
     read_conflicts,
     save_decision,
 )
+from refinery.review.sheet import queue_lock, read_queue, write_queue
 
 from fakes import queue_outcome
 
@@ -103,7 +96,7 @@ def test_a_writer_waits_for_the_lock_and_says_so_when_it_is_held_too_long(
     before = path.read_bytes()
     probe = textwrap.dedent(
         f"""
-        from refinery.review import queue
+        from refinery.review import sheet as queue
         from refinery.review.record import save_decision
         from refinery.errors import RefineryError
         queue.LOCK_SECONDS = 0.2

@@ -10,17 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from refinery.review import queue as review
+from refinery.review import sheet
 from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     CONTENT_COLUMNS,
     DECISION_COLUMNS,
     NOT_IN_LATEST_RUN,
-    MergeReport,
     QueueRow,
-    read_queue,
 )
 from refinery.review.record import save_decision
+from refinery.review.sheet import MergeReport, read_queue
 
 from runs import SAMPLE, make_run
 
@@ -73,14 +72,14 @@ def rerun(
 ) -> list[MergeReport]:
     """Run Refine again into a new run folder with the same queue; return its queue merges."""
     reports: list[MergeReport] = []
-    write_queue = review.write_queue
+    write_queue = sheet.write_queue
 
     def spy(path: Path, rows: Iterable[QueueRow], *, merge: bool = True) -> MergeReport:
         report = write_queue(path, rows, merge=merge)
         reports.append(report)
         return report
 
-    monkeypatch.setattr(review, "write_queue", spy)
+    monkeypatch.setattr(sheet, "write_queue", spy)
     out = tmp_path / "folio-sample" / "all" / "20260102-000000"
     make_run(out, source=source, review_path=queue, state_dir=tmp_path / "state", run_id=out.name)
     return reports

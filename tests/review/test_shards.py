@@ -11,17 +11,10 @@ import pytest
 
 from refinery.cli import main
 from refinery.outcomes import Outcome
-from refinery.review.queue import (
-    DECISION_COLUMNS,
-    MERGE_CONFLICT,
-    QueueRow,
-    queue_rows,
-    read_queue,
-    write_queue,
-    write_rows,
-)
+from refinery.review.queue import DECISION_COLUMNS, MERGE_CONFLICT, QueueRow, queue_rows
 from refinery.review.record import save_decision
 from refinery.review.shards import format_conflicts, manifest_path, merge_shards, split_queue
+from refinery.review.sheet import read_queue, write_queue, write_rows
 
 from fakes import queue_outcome
 

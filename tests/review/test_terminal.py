@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from refinery.cli import main
-from refinery.review.queue import read_queue
+from refinery.review.sheet import read_queue
 
 from review_workflow import (
     ID_203,

@@ -14,8 +14,9 @@ from fastapi.testclient import TestClient
 from refinery.errors import RefineryError
 from refinery.prove.verdict import Budget
 from refinery.review.feedback import FeedbackEngine
-from refinery.review.queue import QueueRow, read_queue, write_rows
+from refinery.review.queue import QueueRow
 from refinery.review.record import decision_version
+from refinery.review.sheet import read_queue, write_rows
 from refinery.review.web.actions import Actions
 from refinery.review.web.app import create_app, serve
 from refinery.review.web.page import OPEN, Filters, page_view

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 from headless_chromium import launch
 
-from refinery.review.queue import QueueRow, read_queue, write_rows
+from refinery.review.queue import QueueRow
 from refinery.review.record import read_conflicts
+from refinery.review.sheet import read_queue, write_rows
 
 from review_workflow import (
     FIXED_1,

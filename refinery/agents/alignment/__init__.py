@@ -30,8 +30,6 @@ from refinery.logic.syntax import Formula
 BLAME = 0.5
 #: An item whose worst finding reaches this is an `nl_mismatch` issue (queued even if verified).
 ISSUE = 0.8
-#: `FindingKind.NAME_DRIFT` under its former name, for `refinery.agents.settle`.
-NAME_DRIFT = FindingKind.NAME_DRIFT
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +150,6 @@ def _drift_finding(where: str, drift: Drift, score: float) -> Finding:
 __all__ = [
     "BLAME",
     "ISSUE",
-    "NAME_DRIFT",
     "Alignment",
     "Finding",
     "FindingKind",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from refinery.addresses import premise_index
 from refinery.logic.parse import canonical_symbols
 from refinery.review.decide import (
     Draft,
@@ -25,8 +26,9 @@ from refinery.review.decide import (
     label_change_text,
 )
 from refinery.review.feedback import Feedback, FeedbackEngine
-from refinery.review.queue import DECISIONS, QueueRow, read_queue
+from refinery.review.queue import DECISIONS, QueueRow
 from refinery.review.record import DecisionConflict, save_decision
+from refinery.review.sheet import read_queue
 
 #: The page's "save the draft" request: the server decides whether that is an edit or a relabel.
 DRAFT = "draft"
@@ -38,10 +40,8 @@ def _field_index(field: str, count: int) -> int:
     """`premises[2]` → 2, `conclusion` → the last box; -1 for anything else (`story`)."""
     if field == "conclusion":
         return count - 1
-    if field.startswith("premises[") and field.endswith("]"):
-        number = field[len("premises[") : -1]
-        return int(number) if number.isdigit() else -1
-    return -1
+    index = premise_index(field)
+    return -1 if index is None else index
 
 
 def feedback_json(feedback: Feedback, count: int) -> dict[str, Any]:

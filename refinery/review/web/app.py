@@ -32,8 +32,8 @@ from pydantic import BaseModel, Field
 
 from refinery.errors import DataError, RefineryError
 from refinery.review.feedback import FeedbackEngine
-from refinery.review.queue import read_queue
 from refinery.review.record import read_conflicts
+from refinery.review.sheet import read_queue
 from refinery.review.web.actions import Actions
 from refinery.review.web.page import Filters, page_view
 
