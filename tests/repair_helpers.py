@@ -1,11 +1,11 @@
-"""Findings for the repair rules' tests: hand-made ones, and FOLIO v2's formulas."""
+"""ItemContext for the repair rules' tests: hand-made ones, and FOLIO v2's formulas."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from refinery.agents.models import Findings
+from refinery.agents.models import ItemContext
 from refinery.agents.repairs import Candidate
 
 
@@ -14,11 +14,11 @@ def findings(
     *,
     nl: dict[str, str] | None = None,
     story: tuple[str, ...] = (),
-) -> Findings:
-    """Findings for an item; a list is premises then the conclusion."""
+) -> ItemContext:
+    """ItemContext for an item; a list is premises then the conclusion."""
     if isinstance(fol, list):
         fol = {**{f"premises[{i}]": t for i, t in enumerate(fol[:-1])}, "conclusion": fol[-1]}
-    return Findings("item", "story", dict(fol), nl or {}, None, story_fol=story)
+    return ItemContext("item", "story", dict(fol), nl or {}, None, story_fol=story)
 
 
 def afters(candidates: list[Candidate]) -> list[list[tuple[str, str]]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from refinery.agents.alignment import BLAME, ISSUE
-from refinery.agents.critique import findings_for, label_score, rule_critique
+from refinery.agents.critique import item_context, label_score, rule_critique
 from refinery.check import Checker
 from refinery.datasets import load_any
 from refinery.datasets.records import Item
@@ -542,7 +542,7 @@ def test_a_misread_deciding_formula_is_blamed_and_no_label_suggested(
     assert out.edits == () and out.proposed_edits == ()
     # the critique itself: the formula is diagnosed, the label is not
     (row,) = checker.check_story([item])
-    diagnoses = rule_critique(findings_for(item, row, story_fol=story))
+    diagnoses = rule_critique(item_context(item, row, story_fol=story))
     assert [d.where for d in diagnoses] == ["premises[1]"]
     assert all(d.suggested_label is None for d in diagnoses)
 
@@ -560,7 +560,7 @@ def test_a_name_drift_a_rename_refuted_no_longer_blames_the_fol(checker: Checker
         "Dune is not a book.",
     )
     (row,) = checker.check_story([item])
-    findings = findings_for(item, row, story_fol=_story(item))
+    findings = item_context(item, row, story_fol=_story(item))
     drift = [(f.where, f.score) for f in findings.alignment if f.kind == "name_drift"]
     assert drift == [("premises[0]", 0.6), ("premises[1]", 0.6)]
     # before any rename: the drift decides, the label is not suspected
@@ -590,7 +590,7 @@ def test_a_misreading_the_rules_rewrote_without_reaching_the_gold_label_is_refut
         ["Tall(ann) ∨ Rich(ann)"], "Tall(ann)", "False", ["Ann is tall and rich."], "Ann is tall."
     )
     (row,) = checker.check_story([item])
-    findings = findings_for(item, row, story_fol=_story(item))
+    findings = item_context(item, row, story_fol=_story(item))
     assert label_score(findings) == 0.8
     assert label_score(findings, {"premises[0]": {"switch_connective"}}) == 0.0
 

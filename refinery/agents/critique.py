@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from refinery.agents.alignment import BLAME, Finding, FindingKind, align
-from refinery.agents.models import Diagnosis, ErrorClass, Findings
+from refinery.agents.models import Diagnosis, ErrorClass, ItemContext
 from refinery.agents.repairs import names as case_names
 from refinery.agents.repairs import near_names
 from refinery.check import CheckRow, lint_item, parse_item
@@ -43,19 +43,19 @@ _LINT_CLASS = {
 }
 
 
-def findings_for(
+def item_context(
     item: Item,
     row: CheckRow,
     *,
     story_fol: Sequence[str] = (),
     feedback: Sequence[str] = (),
-) -> Findings:
+) -> ItemContext:
     """Assemble what the check stage knows about `item` (its check `row`) for the agents."""
     parsed = parse_item(item)
     fol = item.formulas()
     nl = item.sentences()
     agreed = row.label or None
-    return Findings(
+    return ItemContext(
         item_id=item.id,
         story_id=item.story_id,
         fol=fol,
@@ -73,7 +73,7 @@ def findings_for(
     )
 
 
-def rule_critique(findings: Findings, *, drift_positions: Sequence[str] = ()) -> list[Diagnosis]:
+def rule_critique(findings: ItemContext, *, drift_positions: Sequence[str] = ()) -> list[Diagnosis]:
     """Diagnose `findings` deterministically, most confident first.
 
     Parameters
@@ -153,7 +153,7 @@ _CLASS_OF_KIND: dict[FindingKind, ErrorClass] = {
 }
 
 
-def deciding(findings: Findings) -> list[str]:
+def deciding(findings: ItemContext) -> list[str]:
     """The positions of the formulas that decide the provers' label, conclusion included.
 
     A proved label (True, False): the premises the provers' proofs used (every prover's core).
@@ -171,7 +171,7 @@ def deciding(findings: Findings) -> list[str]:
     return _connected(findings)
 
 
-def _connected(findings: Findings) -> list[str]:
+def _connected(findings: ItemContext) -> list[str]:
     symbols: dict[str, set[str]] = {}
     for where, text in findings.fol.items():
         parsed = try_parse(text)
@@ -195,7 +195,7 @@ _RENAMES = frozenset({case_names.TAG.name, near_names.TAG.name})
 
 
 def _deciding_findings(
-    findings: Findings, refuted: Mapping[str, Collection[str]] | None = None
+    findings: ItemContext, refuted: Mapping[str, Collection[str]] | None = None
 ) -> list[Finding]:
     refuted = refuted or {}
     wanted = set(deciding(findings)) - set(refuted)
@@ -213,7 +213,9 @@ def _deciding_findings(
     ]
 
 
-def label_score(findings: Findings, refuted: Mapping[str, Collection[str]] | None = None) -> float:
+def label_score(
+    findings: ItemContext, refuted: Mapping[str, Collection[str]] | None = None
+) -> float:
     """How well the gold label holds up, in [0, 1]; low means it is likely wrong (cleanlab).
 
     1 when the provers agree with it (or decide nothing); otherwise the worst alignment score

@@ -1,7 +1,7 @@
 """The LLM backends of the critique and refiner agents: prompts in, validated proposals out.
 
 Prompts are versioned files in `prompts/` (`critique_v1.md`, `refine_v1.md`): a system part,
-a line `---`, and a user part, with `$name` placeholders filled from the item's `Findings`.
+a line `---`, and a user part, with `$name` placeholders filled from the item's `ItemContext`.
 The reply is validated twice: by the client against the reply model (`CritiqueReply`,
 `RefineReply`), then here against the item — proposals that point at positions the item does
 not have, repeat one another, or leave a formula unchanged are dropped and counted in the
@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from refinery.agents.llm import LLMClient, LLMResult
-from refinery.agents.models import Diagnosis, Edit, ErrorClass, Findings
+from refinery.agents.models import Diagnosis, Edit, ErrorClass, ItemContext
 from refinery.labels import Label
 
 CRITIQUE_PROMPT = "critique_v1"
@@ -125,7 +125,7 @@ def render_taxonomy() -> str:
     return "\n".join(f"- {c.value}: {_CLASS_HINTS.get(c, c.value)}" for c in ErrorClass)
 
 
-def render_item(findings: Findings) -> str:
+def render_item(findings: ItemContext) -> str:
     """Premises and conclusion, each sentence next to its FOL, and the gold label."""
     lines = []
     for where, fol in findings.fol.items():
@@ -138,7 +138,7 @@ def render_item(findings: Findings) -> str:
     return "\n".join(lines)
 
 
-def render_findings(findings: Findings) -> str:
+def render_findings(findings: ItemContext) -> str:
     """Syntax errors (with a caret), lint issues, where a formula misreads its sentence, and
     what the provers concluded."""
     lines = [problem.render() for problem in findings.problems]
@@ -190,7 +190,7 @@ def _record(purpose: str, version: str, client: LLMClient, result: LLMResult) ->
     )
 
 
-def llm_critique(findings: Findings, client: LLMClient) -> tuple[list[Diagnosis], LLMCallRecord]:
+def llm_critique(findings: ItemContext, client: LLMClient) -> tuple[list[Diagnosis], LLMCallRecord]:
     """Ask `client` to diagnose `findings`.
 
     Parameters
@@ -247,7 +247,7 @@ def llm_critique(findings: Findings, client: LLMClient) -> tuple[list[Diagnosis]
 
 
 def llm_refine(
-    findings: Findings, diagnoses: list[Diagnosis], client: LLMClient
+    findings: ItemContext, diagnoses: list[Diagnosis], client: LLMClient
 ) -> tuple[list[Edit], LLMCallRecord]:
     """Ask `client` for whole-formula replacements that fix `diagnoses`.
 

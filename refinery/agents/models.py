@@ -1,6 +1,6 @@
 """The data agents exchange: what the checker found, diagnoses, and proposed edits.
 
-`Findings` is the input to both agents (everything the check stage knows about one item).
+`ItemContext` is the input to both agents (everything the check stage knows about one item).
 A critique returns `Diagnosis` records from a fixed taxonomy (`ErrorClass`); a refiner turns
 them into `Edit`s — whole-formula replacements at a position. Agents only propose: the loop in
 `refinery.repair` re-parses, re-lints and re-proves before anything counts. LLM replies are validated
@@ -77,7 +77,7 @@ class Edit(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
-class Findings:
+class ItemContext:
     """Everything the check stage knows about one item, in the shape agents read.
 
     `fol` maps each position to its current FOL text: `premises[0]` … and `conclusion`;

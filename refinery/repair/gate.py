@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from refinery.agents.alignment import ISSUE, FindingKind, align_formula
-from refinery.agents.models import LLM_SOURCE, Edit, Findings
+from refinery.agents.models import LLM_SOURCE, Edit, ItemContext
 from refinery.agents.repairs import MEANING_RULES, apply_candidate
 from refinery.agents.repairs.near_names import TAG as NEAR_NAMES
 from refinery.check import Checker, CheckRow
@@ -97,7 +97,7 @@ def try_candidates(
     base: State,
     checker: Checker,
     record: dict[str, Any],
-    findings: Findings,
+    findings: ItemContext,
     clock: Clock,
 ) -> tuple[State | None, State | None]:
     """Re-check candidates in order, while `clock` lasts; return (accepted, best progress).
@@ -253,7 +253,7 @@ def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: fl
 
 
 def read_edits(
-    source: str, candidate: tuple[Edit, ...], findings: Findings
+    source: str, candidate: tuple[Edit, ...], findings: ItemContext
 ) -> tuple[str | None, float, float]:
     """(why the candidate reads worse than what it replaces, or None; how badly the formulas it
     edits misread their sentences before; and after).

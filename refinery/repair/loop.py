@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from refinery.agents.alignment import Alignment
-from refinery.agents.critique import findings_for, rule_critique
+from refinery.agents.critique import item_context, rule_critique
 from refinery.agents.endpoint import LLMEndpoint
-from refinery.agents.models import LLM_SOURCE, Diagnosis, Edit, Findings
+from refinery.agents.models import LLM_SOURCE, Diagnosis, Edit, ItemContext
 from refinery.agents.repairs import propose_repairs
 from refinery.check import Checker, CheckRow
 from refinery.config import DEFAULT_REPAIR_SECONDS
@@ -98,7 +98,7 @@ def repair_item(
     rounds: list[dict[str, Any]] = []
     diagnoses_seen: list[Diagnosis] = []
     best = State(item, row)
-    first: Findings | None = None  # round 1's findings: the original FOL's
+    first: ItemContext | None = None  # round 1's findings: the original FOL's
     accepted: State | None = None
     unconfirmed = False
     llm_on = "llm" in config.agents and client is not None
@@ -110,7 +110,7 @@ def repair_item(
         for number in range(1, config.max_rounds + 1):
             if clock.spent(f"before round {number}"):
                 break
-            findings = findings_for(best.item, best.row, story_fol=story_fol, feedback=feedback)
+            findings = item_context(best.item, best.row, story_fol=story_fol, feedback=feedback)
             first = findings if first is None else first
             key = (tuple(findings.fol.values()), tuple(feedback))
             if key in seen:  # nothing changed since the last round: it would repeat itself
@@ -143,7 +143,7 @@ def repair_item(
     # proposal out of time); the findings shown are those of the FOL the item keeps (round 1's)
     reading = first
     if reading is None or final.edits and (accepted or not clock.spent("before the last read")):
-        reading = findings_for(final.item, final.row, story_fol=story_fol)
+        reading = item_context(final.item, final.row, story_fol=story_fol)
     kept = first if first is not None and accepted is None and final.edits else reading
     return build_outcome(
         item,
@@ -160,7 +160,7 @@ def repair_item(
 
 def _round(
     number: int,
-    findings: Findings,
+    findings: ItemContext,
     base: State,
     checker: Checker,
     config: RepairConfig,

@@ -15,7 +15,7 @@ from typing import Any
 
 from refinery.agents.alignment import BLAME, Alignment
 from refinery.agents.critique import label_score
-from refinery.agents.models import LLM_SOURCE, Diagnosis, Findings
+from refinery.agents.models import LLM_SOURCE, Diagnosis, ItemContext
 from refinery.check import CheckRow
 from refinery.datasets.records import Item
 from refinery.labels import Label
@@ -70,7 +70,7 @@ def build_outcome(
     rounds: list[dict[str, Any]],
     diagnoses: list[Diagnosis],
     clock: Clock,
-    reading: Findings,
+    reading: ItemContext,
     alignment: Alignment,
 ) -> Outcome:
     """The item's record. `reading` is the final FOL's findings (the label score reads them);

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
-from refinery.agents.critique import _CLASS_OF_KIND, findings_for, rule_critique
+from refinery.agents.critique import _CLASS_OF_KIND, item_context, rule_critique
 from refinery.agents.models import ErrorClass
 from refinery.check import Checker
 from refinery.labels import Label
@@ -16,7 +16,7 @@ from fakes import make_item
 def _diagnose(*args: object, **kwargs: object) -> list[tuple[str, ErrorClass]]:
     item = make_item(*args, **kwargs)  # type: ignore[arg-type]
     (row,) = Checker(build_provers(["z3", "eprover"]), Budget()).check_story([item])
-    return [(d.where, d.error_class) for d in rule_critique(findings_for(item, row))]
+    return [(d.where, d.error_class) for d in rule_critique(item_context(item, row))]
 
 
 def test_syntax_errors_map_to_classes() -> None:
@@ -35,7 +35,7 @@ def test_lint_errors_map_to_classes() -> None:
 def test_clean_fol_with_another_label_suspects_the_label_and_suggests_the_provers_label() -> None:
     item = make_item(1, ["P(a)"], "P(a)", "False")
     (row,) = Checker(build_provers(["z3"]), Budget()).check_story([item])
-    (diagnosis,) = rule_critique(findings_for(item, row))
+    (diagnosis,) = rule_critique(item_context(item, row))
     assert diagnosis.where == "label" and diagnosis.error_class is ErrorClass.LABEL_ERROR
     assert diagnosis.suggested_label is Label.TRUE
 
@@ -45,7 +45,7 @@ def test_naming_drift_evidence_is_reported_where_the_rule_found_it() -> None:
     (row,) = Checker(build_provers(["z3"]), Budget()).check_story([item])
     classes = [
         d.error_class
-        for d in rule_critique(findings_for(item, row), drift_positions=["conclusion"])
+        for d in rule_critique(item_context(item, row), drift_positions=["conclusion"])
     ]
     assert classes == [ErrorClass.NAMING_DRIFT]
 
@@ -59,7 +59,7 @@ def test_both_or_neither_with_xor_is_a_wrong_connective() -> None:
         premises=["Sam either both sings and dances, or neither sings nor dances.", "Sam sings."],
     )
     (row,) = Checker(build_provers(["z3"]), Budget()).check_story([item])
-    assert [(d.where, d.error_class) for d in rule_critique(findings_for(item, row))] == [
+    assert [(d.where, d.error_class) for d in rule_critique(item_context(item, row))] == [
         ("premises[0]", ErrorClass.WRONG_CONNECTIVE)
     ]
 

@@ -41,7 +41,7 @@ from refinery.agents.llm_agents import (
     render_findings,
     render_item,
 )
-from refinery.agents.models import Diagnosis, Edit, ErrorClass, Findings
+from refinery.agents.models import Diagnosis, Edit, ErrorClass, ItemContext
 from refinery.errors import ConfigError
 from refinery.labels import Label
 from refinery.logic.diagnostics import Issue
@@ -341,7 +341,7 @@ class ScriptedClient:
         return LLMResult(value, error, raw, 100, 20, False, 0.01, 1)
 
 
-def _findings() -> Findings:
+def _findings() -> ItemContext:
     fol = {
         "premises[0]": "∀x (Cat(x) → Mammal(x))",
         "premises[1]": "Cat(tom",
@@ -349,7 +349,7 @@ def _findings() -> Findings:
     }
     problem = try_parse(fol["premises[1]"], field="premises[1]")
     assert isinstance(problem, SyntaxProblem), "premises[1] must fail to parse"
-    return Findings(
+    return ItemContext(
         item_id="test/1",
         story_id="s1",
         fol=fol,

@@ -27,7 +27,7 @@ from refinery.agents.llm import (
     reset_breakers,
 )
 from refinery.agents.llm_agents import llm_critique, llm_refine
-from refinery.agents.models import Findings
+from refinery.agents.models import ItemContext
 from refinery.labels import Label
 
 
@@ -189,7 +189,7 @@ def test_a_200_that_is_not_a_chat_completion_fails_that_call_only(
 
 def test_the_agents_record_a_non_json_endpoint_and_go_on(endpoint: Endpoint) -> None:
     endpoint.script = [send(b"<html>502 Bad Gateway</html>", content_type="text/html")]
-    findings = Findings(
+    findings = ItemContext(
         item_id="t/1",
         story_id="s",
         fol={"premises[0]": "Cat(tom)", "conclusion": "Mammal(tom)"},

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from refinery.outcomes import Outcome
-from refinery.review import queue as review
+from refinery.review import sheet
 from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     COLUMNS,
@@ -309,7 +309,7 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
             raise OSError("disk full")
         return cell
 
-    monkeypatch.setattr(review, "neutralise", boom)
+    monkeypatch.setattr(sheet, "neutralise", boom)
     with pytest.raises(OSError, match="disk full"):
         write_queue(path, queue_rows([outcome(1), outcome(2)]))
     assert path.read_bytes() == before

@@ -1,7 +1,7 @@
 """Rule-based repairs: named, pure, deterministic proposers of candidate edits.
 
 This package owns the refiner's deterministic backend. Each rule is one module that declares its
-`TAG` (name and error class) and reads one item's `Findings` into `Candidate`s (edits applied
+`TAG` (name and error class) and reads one item's `ItemContext` into `Candidate`s (edits applied
 together), most plausible first; it never decides anything — the gate in `refinery.repair`
 re-parses, re-lints and re-proves every candidate. `registry.RULES` lists the rules in the order
 they are tried (each module's docstring says what it does): first those that repair syntax and

@@ -7,7 +7,7 @@ leads Diamond Mine"): swap the two arguments of each atom of that predicate in t
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
 from refinery.logic.rewrite import nodes
@@ -16,13 +16,13 @@ from refinery.logic.syntax import Pred
 TAG = RuleTag("swap_arguments", ErrorClass.ARGUMENT_ORDER)
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """One candidate per atom the blaming `argument_order` findings name.
 
     >>> import dataclasses
     >>> from refinery.agents.alignment import align
     >>> fol = {"premises[0]": "Leads(diamondMine, roderickStrong)", "conclusion": "Leads(a, b)"}
-    >>> f = Findings("i", "s", fol, {"premises[0]": "Roderick Strong leads Diamond Mine."}, None)
+    >>> f = ItemContext("i", "s", fol, {"premises[0]": "Roderick Strong leads Diamond Mine."}, None)
     >>> f = dataclasses.replace(f, alignment=align(f.fol, f.nl).findings)
     >>> [c[0].after for c in propose(f)]
     ['Leads(roderickStrong, diamondMine)']

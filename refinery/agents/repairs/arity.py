@@ -10,7 +10,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.spelling import Words
 from refinery.agents.repairs.edits import (
     MAX_CANDIDATES,
@@ -158,7 +158,7 @@ def _rewrite_atoms(text: str, *, name: str, arity: int, option: ArityOption) -> 
     return splice(text, edits)
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Make a predicate's minority arity match its majority arity, where arguments justify it.
 
     Uses are counted over the distinct formulas of the item and its story; a tie says nothing.
@@ -169,11 +169,11 @@ def propose(findings: Findings) -> list[Candidate]:
 
     >>> fol = {"premises[0]": "∀x (Drinks(x, coffee) → Awake(x))", "premises[1]": "Drinks(ann)",
     ...        "conclusion": "Drinks(bob, coffee)"}
-    >>> f = Findings("i", "s", fol, {}, None)
+    >>> f = ItemContext("i", "s", fol, {}, None)
     >>> [[e.after for e in c] for c in propose(f)]
     [['Drinks(ann, coffee)']]
     >>> nl = {"premises[1]": "Ann drinks tea."}  # the sentence does not say coffee
-    >>> propose(Findings("i", "s", fol, nl, None))
+    >>> propose(ItemContext("i", "s", fol, nl, None))
     []
     """
     parsed = parsed_fields(findings)

@@ -9,7 +9,7 @@ becomes `Loyal(x) ∧ Friendly(x)` for "loyal and friendly", `∨` for "or"), or
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.cues import read_sentence
 from refinery.agents.reading.words import content, name_words, same_word
 from refinery.agents.repairs.edits import Candidate, RuleTag
@@ -21,14 +21,14 @@ from refinery.logic.syntax import And, Formula, Or, Pred
 TAG = RuleTag("restore_conjunct", ErrorClass.NL_MISMATCH)
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """One candidate per list neighbour of each dropped word.
 
     >>> import dataclasses
     >>> from refinery.agents.alignment import align
     >>> fol = {"premises[0]": "∀x (Retriever(x) → Loyal(x))", "conclusion": "Friendly(max)"}
     >>> nl = {"premises[0]": "All retrievers are loyal and friendly.", "conclusion": "Max is friendly."}
-    >>> f = dataclasses.replace(Findings("i", "s", fol, nl, None), alignment=align(fol, nl).findings)
+    >>> f = dataclasses.replace(ItemContext("i", "s", fol, nl, None), alignment=align(fol, nl).findings)
     >>> [c[0].after for c in propose(f)]
     ['∀x (Retriever(x) → Loyal(x) ∧ Friendly(x))']
     """

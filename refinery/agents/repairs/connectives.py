@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.cues import BOTH_OR_NEITHER
 from refinery.agents.repairs.edits import (
     MAX_CANDIDATES,
@@ -17,14 +17,14 @@ from refinery.logic.syntax import Not, Pred, Xor
 TAG = RuleTag("both_or_neither_iff", ErrorClass.WRONG_CONNECTIVE)
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Replace a lone ⊕ by ↔ where the sentence says "either both … or neither".
 
     ⊕ means "exactly one", the opposite of "both or neither"; formulas that already spell the
     two cases out (`(A ∧ B) ⊕ ¬(A ∨ B)`, a correct encoding) are left alone: only a formula
     with a single ⊕ between two atoms is touched.
 
-    >>> f = Findings("i", "s", {"premises[0]": "Sing(sam) ⊕ Dance(sam)", "conclusion": "Dance(sam)"},
+    >>> f = ItemContext("i", "s", {"premises[0]": "Sing(sam) ⊕ Dance(sam)", "conclusion": "Dance(sam)"},
     ...              {"premises[0]": "Sam either both sings and dances, or neither."}, None)
     >>> [c[0].after for c in propose(f)]
     ['Sing(sam) ↔ Dance(sam)']

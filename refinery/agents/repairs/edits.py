@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from refinery.agents.models import Edit, ErrorClass, Findings, Where
+from refinery.agents.models import Edit, ErrorClass, ItemContext, Where
 from refinery.logic.errors import SyntaxProblem
 from refinery.logic.lint import lint
 from refinery.logic.parse import parses, try_parse
@@ -134,7 +134,7 @@ def make_edit(
     )
 
 
-def parsed_fields(findings: Findings) -> dict[Where, Formula]:
+def parsed_fields(findings: ItemContext) -> dict[Where, Formula]:
     out: dict[Where, Formula] = {}
     for where, text in findings.fol.items():
         f = parses(text)
@@ -149,7 +149,7 @@ def parsed_fields(findings: Findings) -> dict[Where, Formula]:
 MAX_SYNTAX_REPAIR_CHARS = 2000
 
 
-def broken_fields(findings: Findings) -> dict[Where, SyntaxProblem]:
+def broken_fields(findings: ItemContext) -> dict[Where, SyntaxProblem]:
     """The formulas that do not parse (and are short enough to repair), with the problem."""
     out: dict[Where, SyntaxProblem] = {}
     for where, text in findings.fol.items():
@@ -245,7 +245,7 @@ def grouping(text: str, i: int) -> bool:
 
 
 def rewrite_item(
-    findings: Findings,
+    findings: ItemContext,
     parsed: dict[Where, Formula],
     rewrite: Callable[[str], str | None],
     tag: RuleTag,

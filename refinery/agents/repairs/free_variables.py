@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import assert_never
 
-from refinery.agents.models import Edit, ErrorClass, Findings, Where
+from refinery.agents.models import Edit, ErrorClass, ItemContext, Where
 from refinery.agents.reading.cues import quantifier_cue
 from refinery.agents.repairs.edits import (
     Candidate,
@@ -92,7 +92,7 @@ def _innermost_group(text: str, spans: Sequence[tuple[int, int]]) -> int | None:
     return max(inside) if inside else None
 
 
-def _sole_constant(findings: Findings, where: Where, text: str, var: str) -> str | None:
+def _sole_constant(findings: ItemContext, where: Where, text: str, var: str) -> str | None:
     """The one constant other formulas of the item put where `var` stands (same predicate/slot)."""
     slots = {
         (atom.name, len(atom.args), i)
@@ -258,7 +258,7 @@ def _at_tail(text: str, group: int) -> bool:
     return not rest or rest[0] == ")"
 
 
-def _closings(findings: Findings, where: Where, text: str, var: str) -> list[Fix]:
+def _closings(findings: ItemContext, where: Where, text: str, var: str) -> list[Fix]:
     """Ways to close the free `var` in `text` (the formula at `where`), most plausible first.
 
     A lost binder is restored where FOLIO puts binders, in this order:
@@ -330,7 +330,7 @@ def _closings(findings: Findings, where: Where, text: str, var: str) -> list[Fix
 
 
 def _leading_quantifiers(
-    findings: Findings, where: Where, f: Formula, twin: str | None, var: str
+    findings: ItemContext, where: Where, f: Formula, twin: str | None, var: str
 ) -> tuple[str, ...]:
     """The quantifiers to try for a binder among the leading ones, likeliest first (see `_closings`)."""
     if twin is not None:
@@ -344,7 +344,7 @@ def _leading_quantifiers(
     return ()  # "some" over a rule: as often ∀ (a slip in the sentence) as ∃ (in the formula)
 
 
-def _free_edits(findings: Findings) -> dict[Where, list[Edit]]:
+def _free_edits(findings: ItemContext) -> dict[Where, list[Edit]]:
     out: dict[Where, list[Edit]] = {}
     for where, f in parsed_fields(findings).items():
         names = _free_names(f)
@@ -365,7 +365,7 @@ def _free_edits(findings: Findings) -> dict[Where, list[Edit]]:
     return out
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Close a free variable: bind it where it is used, bind it over the formula, or name it.
 
     Candidates, most plausible first (see `_closings`): a binder with a twin variable's
@@ -377,10 +377,10 @@ def propose(findings: Findings) -> list[Candidate]:
     Several formulas with free variables are repaired together first (see `joint`).
 
     >>> fol = {"premises[0]": "Regret(robert, college)", "conclusion": "Regret(x, college) ∧ Sad(robert)"}
-    >>> f = Findings("i", "s", fol, {}, None)
+    >>> f = ItemContext("i", "s", fol, {}, None)
     >>> [[e.after for e in c] for c in propose(f)]
     [['Regret(robert, college) ∧ Sad(robert)'], ['∃x (Regret(x, college) ∧ Sad(robert))'], ['∀x (Regret(x, college) ∧ Sad(robert))']]
-    >>> f = Findings("i", "s", {"premises[0]": "∀x (A(x) → (B(x, y)))", "conclusion": "A(a)"}, {}, None)
+    >>> f = ItemContext("i", "s", {"premises[0]": "∀x (A(x) → (B(x, y)))", "conclusion": "A(a)"}, {}, None)
     >>> [c[0].after for c in propose(f)]
     ['∀x (A(x) → ∃y (B(x, y)))', '∀x ∃y (A(x) → (B(x, y)))', '∀x ∀y (A(x) → (B(x, y)))']
     """

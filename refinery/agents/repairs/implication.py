@@ -9,7 +9,7 @@ over a conjunction (`∀x (A(x) ∧ B(x))`, "everything is an A"): make it the r
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
 from refinery.logic.rewrite import Path, nodes
@@ -18,13 +18,13 @@ from refinery.logic.syntax import And, Forall, Formula, Implies
 TAG = RuleTag("flip_implication", ErrorClass.WRONG_CONNECTIVE)
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """One candidate per blaming `implication_reversed` finding.
 
     >>> import dataclasses
     >>> from refinery.agents.alignment import align
     >>> fol = {"premises[0]": "∀x (Young(x) → Student(x))", "conclusion": "Young(ann)"}
-    >>> f = Findings("i", "s", fol, {"premises[0]": "If someone is a student, they are young."}, None)
+    >>> f = ItemContext("i", "s", fol, {"premises[0]": "If someone is a student, they are young."}, None)
     >>> f = dataclasses.replace(f, alignment=align(f.fol, f.nl).findings)
     >>> [c[0].after for c in propose(f)]
     ['∀x (Student(x) → Young(x))']

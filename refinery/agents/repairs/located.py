@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from refinery.agents.models import Findings, Where
+from refinery.agents.models import ItemContext, Where
 from refinery.agents.reading.spelling import Words
 from refinery.logic.analysis import SymbolKind, subformulas
 from refinery.logic.parse import parses
@@ -75,17 +75,17 @@ def name_uses(text: str) -> list[NameUse]:
     )
 
 
-def item_texts(findings: Findings) -> list[str]:
+def item_texts(findings: ItemContext) -> list[str]:
     """The distinct formula texts of the item and its story (each counted once)."""
     return list(dict.fromkeys([*findings.fol.values(), *findings.story_fol]))
 
 
-def sentence_words(findings: Findings, where: Where) -> Words:
+def sentence_words(findings: ItemContext, where: Where) -> Words:
     """The words of the sentence `where` formalises (none when the item has no such sentence)."""
     return Words.of(findings.nl[where]) if findings.nl.get(where) else Words()
 
 
-def item_vocabulary(findings: Findings) -> frozenset[str]:
+def item_vocabulary(findings: ItemContext) -> frozenset[str]:
     """Predicate and constant names used by the item's and story's formulas that parse."""
     return frozenset(u.name for t in item_texts(findings) for u in name_uses(t))
 

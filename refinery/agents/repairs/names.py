@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from refinery.agents.alignment.drift import MAX_NAMES, edit_distance
-from refinery.agents.models import ErrorClass, Findings, Where
+from refinery.agents.models import ErrorClass, ItemContext, Where
 from refinery.agents.reading.spelling import Words
 from refinery.agents.reading.words import CAMEL_WORDS
 from refinery.agents.repairs.edits import (
@@ -153,7 +153,7 @@ def rename(text: str, kind: SymbolKind, arity: int | None, old: str, new: str) -
     return splice(text, edits)
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Rewrite the minority spelling of a name spelled two ways to the majority spelling.
 
     Names are compared within one kind (predicates of one arity, constants); uses are counted
@@ -171,7 +171,7 @@ def propose(findings: Findings) -> list[Candidate]:
 
     >>> fol = {"premises[0]": "∀x (Studen(x) → Young(x))", "premises[1]": "Student(ann)",
     ...        "conclusion": "Young(ann)"}
-    >>> f = Findings("i", "s", fol, {}, None, story_fol=("∀x (Student(x) → Happy(x))",))
+    >>> f = ItemContext("i", "s", fol, {}, None, story_fol=("∀x (Student(x) → Happy(x))",))
     >>> [[(e.where, e.after) for e in c] for c in propose(f)]
     [[('premises[0]', '∀x (Student(x) → Young(x))')]]
     """
@@ -222,7 +222,7 @@ def propose(findings: Findings) -> list[Candidate]:
 
 
 def _rename_everywhere(
-    findings: Findings,
+    findings: ItemContext,
     parsed: dict[Where, Formula],
     rewrites: Sequence[tuple[tuple[float, float], SymbolKind, int, str, str]],
     *,

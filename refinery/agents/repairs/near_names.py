@@ -13,7 +13,7 @@ import functools
 from collections import Counter
 
 from refinery.agents.alignment import FindingKind
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.repairs.edits import Candidate, RuleTag, parsed_fields, rewrite_item
 from refinery.agents.repairs.located import item_texts, name_uses
 from refinery.agents.repairs.names import rename
@@ -23,7 +23,7 @@ from refinery.logic.analysis import SymbolKind
 TAG = RuleTag("unify_near_names", ErrorClass.NAMING_DRIFT)
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Candidates for each blaming `name_drift` finding, the likelier spelling first.
 
     >>> import dataclasses
@@ -32,7 +32,7 @@ def propose(findings: Findings) -> list[Candidate]:
     ...        "conclusion": "IsNovel(dune)"}
     >>> nl = {"premises[0]": "Novels are books.", "premises[1]": "Dune is a novel.",
     ...       "conclusion": "Dune is a novel."}
-    >>> f = dataclasses.replace(Findings("i", "s", fol, nl, None), alignment=align(fol, nl).findings)
+    >>> f = dataclasses.replace(ItemContext("i", "s", fol, nl, None), alignment=align(fol, nl).findings)
     >>> [[(e.where, e.after) for e in c] for c in propose(f)][0]
     [('conclusion', 'Novel(dune)')]
     """
@@ -68,7 +68,7 @@ def _rename(text: str, *, kind: SymbolKind, arity: int, old: str, new: str) -> s
 
 
 def _orders(
-    findings: Findings,
+    findings: ItemContext,
     kind: SymbolKind,
     arity: int,
     first: str,

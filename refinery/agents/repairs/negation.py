@@ -10,7 +10,7 @@ the choice to a person. From `negation_extra`: drop one ¬ (never a `≠`).
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.cues import read_sentence
 from refinery.agents.reading.words import content, name_words, same_word
 from refinery.agents.repairs.edits import Candidate, RuleTag
@@ -21,10 +21,10 @@ from refinery.logic.syntax import And, Eq, Exists, Forall, Formula, Implies, Not
 TAG = RuleTag("fix_negation", ErrorClass.WRONG_NEGATION)
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Candidates for each blaming negation finding, likeliest first.
 
-    >>> f = Findings("i", "s", {"premises[0]": "∀x (Bird(x) → Fly(x))", "conclusion": "Bird(a)"},
+    >>> f = ItemContext("i", "s", {"premises[0]": "∀x (Bird(x) → Fly(x))", "conclusion": "Bird(a)"},
     ...              {"premises[0]": "Birds cannot fly."}, None)
     >>> from refinery.agents.alignment import align
     >>> import dataclasses

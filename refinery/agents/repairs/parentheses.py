@@ -13,7 +13,7 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from refinery.agents.models import Edit, ErrorClass, Findings, Where
+from refinery.agents.models import Edit, ErrorClass, ItemContext, Where
 from refinery.agents.reading.spelling import Words
 from refinery.agents.reading.words import CAMEL_WORDS
 from refinery.agents.repairs.edits import (
@@ -510,7 +510,7 @@ def _is_paren_problem(problem: SyntaxProblem) -> bool:
     )
 
 
-def paren_edits(findings: Findings) -> dict[Where, list[Edit]]:
+def paren_edits(findings: ItemContext) -> dict[Where, list[Edit]]:
     out: dict[Where, list[Edit]] = {}
     vocabulary: frozenset[str] | None = None
     for where, problem in broken_fields(findings).items():
@@ -524,10 +524,10 @@ def paren_edits(findings: Findings) -> dict[Where, list[Edit]]:
     return out
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Insert the missing or delete the extra parenthesis where the parser stopped.
 
-    >>> f = Findings("i", "s", {"premises[0]": "∀x (P(x) → Q(x)", "conclusion": "Q(a)"}, {}, None)
+    >>> f = ItemContext("i", "s", {"premises[0]": "∀x (P(x) → Q(x)", "conclusion": "Q(a)"}, {}, None)
     >>> [[e.after for e in c] for c in propose(f)]
     [['∀x (P(x) → Q(x))']]
     """

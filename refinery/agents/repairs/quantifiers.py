@@ -10,7 +10,7 @@ negation in: `¬∀x (A(x) → B(x))` ("not every A is B") becomes `∀x (A(x) �
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.cues import read_sentence
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
@@ -20,12 +20,12 @@ from refinery.logic.syntax import And, Exists, Forall, Formula, Implies, Not
 TAG = RuleTag("switch_quantifier", ErrorClass.WRONG_QUANTIFIER)
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Candidates for each blaming quantifier finding, likeliest first.
 
     >>> import dataclasses
     >>> from refinery.agents.alignment import align
-    >>> f = Findings("i", "s", {"premises[0]": "∃x (Cat(x) ∧ Pet(x))", "conclusion": "Pet(tom)"},
+    >>> f = ItemContext("i", "s", {"premises[0]": "∃x (Cat(x) ∧ Pet(x))", "conclusion": "Pet(tom)"},
     ...              {"premises[0]": "All cats are pets."}, None)
     >>> f = dataclasses.replace(f, alignment=align(f.fol, f.nl).findings)
     >>> [c[0].after for c in propose(f)]

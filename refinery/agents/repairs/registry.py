@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.repairs import (
     arguments,
     arity,
@@ -34,7 +34,7 @@ class RuleModule(Protocol):
 
     TAG: RuleTag
 
-    def propose(self, findings: Findings) -> list[Candidate]: ...
+    def propose(self, findings: ItemContext) -> list[Candidate]: ...
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Rule:
 
     name: str
     error_class: ErrorClass
-    propose: Callable[[Findings], list[Candidate]]
+    propose: Callable[[ItemContext], list[Candidate]]
 
     @classmethod
     def of(cls, module: RuleModule) -> Rule:
@@ -84,7 +84,7 @@ _SYNTAX_JOINT = f"{parentheses.TAG.name}+{typos.TAG.name}"
 
 
 def propose_repairs(
-    findings: Findings, *, classes: set[ErrorClass] | None = None
+    findings: ItemContext, *, classes: set[ErrorClass] | None = None
 ) -> list[tuple[str, Candidate]]:
     """Every rule's candidates as `(rule name, candidate)`, most plausible first, deduplicated.
 
@@ -119,7 +119,7 @@ def propose_repairs(
     return out
 
 
-def _cross_syntax(findings: Findings, classes: set[ErrorClass] | None) -> list[Candidate]:
+def _cross_syntax(findings: ItemContext, classes: set[ErrorClass] | None) -> list[Candidate]:
     """Joint candidates for broken formulas of which some need one syntax rule, some the other.
 
     Each rule alone only repairs its own formulas, and the gate needs all of them to parse.

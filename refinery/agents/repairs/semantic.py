@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from refinery.agents.alignment import BLAME, Finding, FindingKind
-from refinery.agents.models import Edit, Findings
+from refinery.agents.models import Edit, ItemContext
 from refinery.agents.repairs.edits import (
     MAX_CANDIDATES,
     Candidate,
@@ -26,7 +26,7 @@ from refinery.logic.rewrite import Path
 from refinery.logic.syntax import Formula
 
 
-def flagged(findings: Findings, *kinds: FindingKind) -> Iterator[tuple[Finding, str, Formula]]:
+def flagged(findings: ItemContext, *kinds: FindingKind) -> Iterator[tuple[Finding, str, Formula]]:
     """The blaming findings of `kinds`, with their formula's text and parse."""
     for finding in findings.alignment:
         if finding.kind not in kinds or finding.score < BLAME:

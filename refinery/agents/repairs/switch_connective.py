@@ -10,7 +10,7 @@ under a ¬ when the sentence has no "nor" either),
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
 from refinery.logic.rewrite import Path, nodes
@@ -21,12 +21,12 @@ TAG = RuleTag("switch_connective", ErrorClass.WRONG_CONNECTIVE)
 Change = tuple[Path, Formula, list[tuple[int, int, str]]]
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Candidates for each blaming connective finding.
 
     >>> import dataclasses
     >>> from refinery.agents.alignment import align
-    >>> f = Findings("i", "s", {"premises[0]": "Tall(ann) ∨ Rich(ann)", "conclusion": "Tall(ann)"},
+    >>> f = ItemContext("i", "s", {"premises[0]": "Tall(ann) ∨ Rich(ann)", "conclusion": "Tall(ann)"},
     ...              {"premises[0]": "Ann is tall and rich."}, None)
     >>> f = dataclasses.replace(f, alignment=align(f.fol, f.nl).findings)
     >>> [c[0].after for c in propose(f)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from refinery.agents.models import Edit, ErrorClass, Findings, Where
+from refinery.agents.models import Edit, ErrorClass, ItemContext, Where
 from refinery.agents.repairs.edits import (
     BINARY,
     MAX_CANDIDATES,
@@ -149,17 +149,17 @@ def _missing_comma(text: str, problem: SyntaxProblem, err: int) -> list[Fix]:
     return out
 
 
-def propose(findings: Findings) -> list[Candidate]:
+def propose(findings: ItemContext) -> list[Candidate]:
     """Fix operator and token typos in formulas that do not parse.
 
-    >>> f = Findings("i", "s", {"premises[0]": "P(a) v Q(a)", "conclusion": "Q(a)"}, {}, None)
+    >>> f = ItemContext("i", "s", {"premises[0]": "P(a) v Q(a)", "conclusion": "Q(a)"}, {}, None)
     >>> [[e.after for e in c] for c in propose(f)]
     [['P(a) ∨ Q(a)']]
     """
     return joint(typo_edits(findings))
 
 
-def typo_edits(findings: Findings) -> dict[Where, list[Edit]]:
+def typo_edits(findings: ItemContext) -> dict[Where, list[Edit]]:
     out: dict[Where, list[Edit]] = {}
     for where, problem in broken_fields(findings).items():
         before = findings.fol[where]

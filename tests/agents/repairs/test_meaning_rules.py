@@ -13,7 +13,7 @@ import dataclasses
 import pytest
 
 from refinery.agents.alignment import BLAME, Finding, FindingKind, align
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.repairs import (
     MAX_CANDIDATES,
     MEANING_RULES,
@@ -36,15 +36,15 @@ from refinery.logic.syntax import Const, Not, Pred
 from repair_helpers import afters, findings
 
 
-def aligned(fol: list[str], sentences: list[str], *, story: tuple[str, ...] = ()) -> Findings:
-    """Findings for premises + conclusion (the last of `fol`), with their sentences and the
-    alignment's findings, as `findings_for` builds them."""
+def aligned(fol: list[str], sentences: list[str], *, story: tuple[str, ...] = ()) -> ItemContext:
+    """ItemContext for premises + conclusion (the last of `fol`), with their sentences and the
+    alignment's findings, as `item_context` builds them."""
     f = findings(fol, story=story)
     nl = {where: text for where, text in zip(f.fol, sentences, strict=True)}
     return dataclasses.replace(f, nl=nl, alignment=align(f.fol, nl, story).findings)
 
 
-def kinds(f: Findings) -> list[tuple[str, str]]:
+def kinds(f: ItemContext) -> list[tuple[str, str]]:
     return [(x.where, x.kind) for x in f.alignment]
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from refinery.agents.models import ErrorClass, Findings
+from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.repairs import (
     MAX_CANDIDATES,
     RULES,
@@ -111,7 +111,7 @@ BATTERY = [
 
 
 @pytest.mark.parametrize("f", BATTERY)
-def test_rules_are_pure_and_deterministic(f: Findings) -> None:
+def test_rules_are_pure_and_deterministic(f: ItemContext) -> None:
     frozen = copy.deepcopy(f)
     for rule in RULES:
         first = rule.propose(f)
@@ -122,7 +122,7 @@ def test_rules_are_pure_and_deterministic(f: Findings) -> None:
 
 
 @pytest.mark.parametrize("f", BATTERY)
-def test_every_after_parses_and_every_before_is_current(f: Findings) -> None:
+def test_every_after_parses_and_every_before_is_current(f: ItemContext) -> None:
     proposals = propose_repairs(f)
     assert proposals
     for name, candidate in proposals:
@@ -144,7 +144,7 @@ def test_real_items_get_only_well_formed_candidates(shared_data: Path) -> None:
         stories.setdefault(key, []).extend(fol.values())
     proposed = 0
     for key, fol in items:
-        f = Findings("i", key, fol, {}, None, story_fol=tuple(dict.fromkeys(stories[key])))
+        f = ItemContext("i", key, fol, {}, None, story_fol=tuple(dict.fromkeys(stories[key])))
         for _, candidate in propose_repairs(f):
             proposed += 1
             new = apply_candidate(fol, candidate)

@@ -1,0 +1,177 @@
+"""How the product does on real annotation errors: FOLIO v2 train items read by people.
+
+`benchmarks/real/annotations/*.jsonl` holds, per item, what its readers found: the cause that
+blocks the gold label (label / vocabulary / structure / knowledge / ambiguous / syntax), whether
+the gold label is right, the label the sentences support, a minimal fix checked with the
+provers, and, for items the product had approved as `repaired`, whether each applied edit says
+what its sentence says (see `benchmarks/real/README.md`). This script runs Refine (rules only,
+no Prefect) on FOLIO v2 train, or reads a run folder given with `--run`, and prints on the
+annotated items:
+
+- label suggestions: how many, how many name the label the sentences support (precision), and
+  how many of the items whose gold label is wrong get the right suggestion (recall), by cause;
+- approved repairs: how many of the items now `repaired` publish FOL that says what its
+  sentences say. An item is judged by its readers' verdict when the product applies the edits
+  they read, or reaches the fix they wrote; a repair nobody has read is counted apart;
+- causes: how often the product's `cause` column names the readers' cause, by cause.
+
+Bad numbers are printed as they are. FOLIO v2 validation is never read here.
+
+Usage: python benchmarks/bench_real.py [--run RUN_FOLDER] [--annotations DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+TRAIN = REPO.parent / "shared" / "data" / "folio_v2" / "reconstructed" / "folio_v2_train.jsonl"
+CAUSES = ("label", "vocabulary", "structure", "knowledge", "ambiguous", "syntax")
+
+
+def annotations(folder: Path) -> dict[str, dict[str, Any]]:
+    """Every annotated item by id (one file per reader's part)."""
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                found[record["id"]] = record
+    return found
+
+
+def outcomes(run: Path | None) -> dict[str, dict[str, Any]]:
+    """The product's outcomes on FOLIO v2 train: from `run`, or from a fresh rules-only run."""
+    if run is None:
+        sys.path.insert(0, str(REPO))
+        from refinery import pipeline
+        from vampire.registry import build_provers
+
+        with tempfile.TemporaryDirectory() as state:
+            settings = pipeline.RefineSettings(
+                source=str(TRAIN),
+                out_dir=str(Path(state) / "run"),
+                review_path=str(Path(state) / "queue.csv"),
+                agents=("rules",),
+                state_dir=state,
+            )
+            started = time.perf_counter()
+            written = pipeline.run_plain(settings, build_provers)
+            print(f"refine on FOLIO v2 train: {time.perf_counter() - started:.0f} s (cold)")
+            return {o.id: o.to_dict() for o in written["outcomes"]}
+    lines = (run / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()
+    return {o["id"]: o for o in map(json.loads, lines)}
+
+
+def _share(right: int, total: int) -> str:
+    return f"{right}/{total} = {right / total:.0%}" if total else "0/0"
+
+
+def suggestions(notes: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -> None:
+    made = [(i, a) for i, a in notes.items() if got[i]["suggested_label"]]
+    right = [i for i, a in made if got[i]["suggested_label"] == a["right_label"]]
+    wrong_gold = [i for i, a in notes.items() if a["gold_right"] is False]
+    found = [i for i in wrong_gold if got[i]["suggested_label"] == notes[i]["right_label"]]
+    print("\n== label suggestions")
+    print(
+        f"precision {_share(len(right), len(made))}; recall {_share(len(found), len(wrong_gold))}"
+    )
+    by_cause = Counter(notes[i]["cause"] for i, _ in made)
+    right_by = Counter(notes[i]["cause"] for i in right)
+    print("suggestions by the readers' cause: " + ", ".join(
+        f"{c} {right_by[c]}/{by_cause[c]} right" for c in CAUSES if by_cause[c]
+    ))  # fmt: skip
+    for i in sorted(set(dict(made)) - set(right), key=_number):
+        a = notes[i]
+        print(f"  wrong: {i} suggests {got[i]['suggested_label']}, readers: {a['right_label']} "
+              f"({a['cause']}): {a['reason'][:140]}")  # fmt: skip
+
+
+def repairs(notes: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -> None:
+    repaired = [i for i in notes if got[i]["status"] == "repaired"]
+    right, wrong, unread = [], [], []
+    for i in repaired:
+        verdict = _repair_verdict(notes[i], got[i])
+        (unread if verdict is None else right if verdict else wrong).append(i)
+    print("\n== approved repairs")
+    print(f"right {_share(len(right), len(right) + len(wrong))}; not read by anyone: {len(unread)}")
+    by_rule = Counter(rule for i in wrong for rule in got[i]["repaired_by"].split("+"))
+    print("wrong, by rule: " + ", ".join(f"{r} {n}" for r, n in by_rule.most_common()))
+    for i in sorted(wrong, key=_number):
+        print(f"  wrong: {i} by {got[i]['repaired_by']}: {notes[i]['reason'][:140]}")
+    for i in sorted(unread, key=_number):
+        edits = "; ".join(f"{e['where']} := {e['after']}" for e in got[i]["edits"])
+        print(f"  unread: {i} by {got[i]['repaired_by']}: {edits[:200]}")
+
+
+def _repair_verdict(note: dict[str, Any], outcome: dict[str, Any]) -> bool | None:
+    """The readers' verdict on the product's applied edits, or None when nobody read them."""
+    applied = {e["where"]: e["after"] for e in outcome["edits"]}
+    read = {e["where"]: e for e in note.get("edits", [])}
+    if read and applied == {w: e["after"] for w, e in read.items()}:
+        return bool(note["repair_right"])
+    fix = note.get("fix", {})
+    if applied and all(fix.get(w) == after for w, after in applied.items()):
+        return True  # exactly the readers' own fix
+    if read and any(w in read and not read[w]["says_sentence"] and read[w]["after"] == a
+                    for w, a in applied.items()):  # fmt: skip
+        return False  # an edit the readers judged wrong is among the applied ones
+    return None
+
+
+def causes(notes: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -> None:
+    queued = [i for i in notes if got[i]["status"] == "needs_review"]
+    if not queued or "cause" not in got[queued[0]]:
+        print("\n== causes: the outcomes carry no `cause` column")
+        return
+    right = [i for i in queued if got[i]["cause"] == notes[i]["cause"]]
+    print("\n== causes of queued items")
+    print(f"right {_share(len(right), len(queued))}")
+    total = Counter(notes[i]["cause"] for i in queued)
+    hit = Counter(notes[i]["cause"] for i in right)
+    said = Counter((notes[i]["cause"], got[i]["cause"]) for i in queued)
+    print(f"{'readers':<11} {'items':>5} {'right':>6}   the product said")
+    for c in CAUSES:
+        if total[c]:
+            named = ", ".join(f"{g or '(none)'} {n}" for (r, g), n in said.most_common() if r == c)
+            print(f"{c:<11} {total[c]:>5} {hit[c]:>6}   {named}")
+
+
+def _number(item_id: str) -> int:
+    return int(item_id.rsplit("/", 1)[1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--run", type=Path, help="a run folder of FOLIO v2 train to read")
+    parser.add_argument(
+        "--annotations", type=Path, default=REPO / "benchmarks" / "real" / "annotations"
+    )
+    args = parser.parse_args()
+    os.environ.setdefault("VAMPIRE_PATH", str(REPO.parent / "shared" / "bin" / "vampire"))
+    notes = annotations(args.annotations)
+    got = outcomes(args.run)
+    missing = sorted(set(notes) - set(got))
+    if missing:
+        print(f"not in the run: {', '.join(missing)}")
+        return 1
+    status = Counter(got[i]["status"] for i in notes)
+    print(f"{len(notes)} items read; the product now says: " + ", ".join(
+        f"{s} {n}" for s, n in status.most_common()
+    ))  # fmt: skip
+    suggestions(notes, got)
+    repairs(notes, got)
+    causes(notes, got)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
