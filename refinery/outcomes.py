@@ -52,6 +52,18 @@ class Reason(StrEnum):
     REPAIR_BUDGET = "repair_budget"
 
 
+class Cause(StrEnum):
+    """What blocks an item in review, as a reader would name it (`refinery.repair.blame`)."""
+
+    NONE = ""
+    LABEL = "label"  # the FOL says what the sentences say; the gold label does not follow
+    VOCABULARY = "vocabulary"  # names drift across formulas (case, near names, compounds)
+    STRUCTURE = "structure"  # a formula's shape misreads its sentence (scope, ¬, →, quantifier)
+    KNOWLEDGE = "knowledge"  # the sentences take a fact for granted that the FOL leaves out
+    AMBIGUOUS = "ambiguous"  # the sentences support more than one label
+    SYNTAX = "syntax"  # a formula does not parse, or lints with errors
+
+
 class Category(StrEnum):
     """What the check stage found for an item, in the order the rules are tested: the first
     that applies wins (`refinery.check.stage.categorise`)."""
@@ -113,7 +125,8 @@ class Outcome:
     .alignment`), worst first; `nl_mismatch_score` is the worst finding's score and
     `is_nl_mismatch_issue` whether it reaches the queue (cleanlab-style columns).
     `label_score` says how well the gold label holds up (low: likely wrong) and `is_label_issue`
-    whether a label change is suggested.
+    whether a label change is suggested. `cause` names what blocks an item in review (the
+    FOL's names, its structure, a fact left out, the label …) and `cause_evidence` why.
     """
 
     id: str
@@ -154,6 +167,8 @@ class Outcome:
     is_nl_mismatch_issue: bool = False
     label_score: float = 1.0
     is_label_issue: bool = False
+    cause: Cause = Cause.NONE
+    cause_evidence: str = ""
     seconds: float = 0.0
     run_id: str = ""
     review_decision: str = ""
@@ -213,6 +228,7 @@ class Outcome:
         values = dict(data)
         values["status"] = Status(values["status"])
         values["reason"] = Reason(values.get("reason") or "")
+        values["cause"] = Cause(values.get("cause") or "")
         for name in _TUPLES:
             value = values.get(name)
             if isinstance(value, str | bytes):

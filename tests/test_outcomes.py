@@ -28,7 +28,8 @@ FILE_KEYS = [
     "refined_premises_fol", "refined_conclusion_fol", "proposed_premises_fol",
     "proposed_conclusion_fol", "edits", "proposed_edits", "repaired_by", "error_classes",
     "critique", "rounds", "audit", "content_hash", "notation", "evidence", "findings",
-    "nl_mismatch_score", "is_nl_mismatch_issue", "label_score", "is_label_issue", "seconds",
+    "nl_mismatch_score", "is_nl_mismatch_issue", "label_score", "is_label_issue", "cause",
+    "cause_evidence", "seconds",
     "run_id",
 ]  # fmt: skip
 

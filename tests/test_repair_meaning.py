@@ -442,7 +442,9 @@ def test_a_refuted_misreading_suggests_the_label_its_reading_proves(checker: Che
     out = _run(checker, item)
     assert (out.status, out.reason) == (Status.NEEDS_REVIEW, Reason.LABEL_MISMATCH)
     assert out.prover_label == "Uncertain"  # what the misread FOL proves
-    assert (out.suggested_label, out.is_label_issue) == ("True", True)
+    # a rewrite of the misread formula proves another label, but that is no proof from FOL that
+    # reads right: the FOL is blamed and no label is suggested
+    assert (out.suggested_label, out.is_label_issue, out.cause) == ("", False, "structure")
 
 
 def test_readings_that_disagree_suggest_the_label_the_written_fol_proves_if_one_does(
@@ -463,7 +465,8 @@ def test_readings_that_disagree_suggest_the_label_the_written_fol_proves_if_one_
     )  # fmt: skip
     proved = {str(c["label"]) for c in _candidates(out) if c.get("category") == "label_mismatch"}
     assert proved == {"True", "Uncertain"}
-    assert (out.suggested_label, out.is_label_issue) == ("Uncertain", True)
+    # readings that disagree prove nothing about the label: no suggestion
+    assert (out.suggested_label, out.is_label_issue, out.cause) == ("", False, "structure")
 
 
 # -- (d) every deciding formula reads its sentence: the label is suspected ------------------
@@ -576,7 +579,9 @@ def test_a_name_drift_a_rename_refuted_no_longer_blames_the_fol(checker: Checker
         ([("premises[1]", "ScienceFiction(dune)")], "False")
     ]
     assert out.status == Status.NEEDS_REVIEW and out.final_category == "label_mismatch"
-    assert out.label_score < BLAME and out.is_label_issue and out.suggested_label != ""
+    # the drift is still there: the FOL, not the label, is blamed
+    assert out.label_score < BLAME and not out.is_label_issue and out.suggested_label == ""
+    assert out.cause == "vocabulary"
     # the drift is still reported, only not blamed for the label
     assert any("name_drift (0.60)" in f for f in out.findings)
 
@@ -602,7 +607,7 @@ def test_a_misreading_the_rules_rewrote_without_reaching_the_gold_label_is_refut
         "True",
     )
     assert (out.status, out.reason) == (Status.NEEDS_REVIEW, Reason.LABEL_MISMATCH)
-    assert out.label_score < BLAME and out.is_label_issue
+    assert out.label_score < BLAME and not out.is_label_issue and out.cause == "structure"
     assert out.is_nl_mismatch_issue  # the misreading is still reported
 
 

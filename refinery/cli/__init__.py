@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import warnings
 from collections.abc import Sequence
 
 import click
@@ -120,6 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stopped by a signal (whatever the run raised on its way out is that signal's echo);
         # what the caches hold stays: every write is a finished transaction
         lifeline.interrupted()
+        # the run's abandoned coroutines (Prefect's crash handling, cut short by the signal)
+        # are collected with the traceback: no "never awaited" warning after the one line
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
         # the first signal counts: a library may answer Ctrl-C by sending itself SIGTERM
         first = lifeline.stopping or (signal.SIGTERM if isinstance(exc, lifeline.Terminated) else 0)
         terminated = first == signal.SIGTERM

@@ -76,6 +76,15 @@ FIELD_NOTES: dict[str, str] = {
     "error_classes": "the error classes found in the source's FOL (empty when none)",
     "evidence": "why the refined FOL gets the provers' label: the premises a proof used, or "
     "a countermodel",
+    "findings": "where a formula does not say what its sentence says, worst first, one per line",
+    "nl_mismatch_score": "the worst finding's score in [0, 1] (0: every formula reads as its "
+    "sentence says)",
+    "is_nl_mismatch_issue": "whether the worst finding is strong enough to send the item to review",
+    "label_score": "how well the gold label holds up in [0, 1] (low: likely wrong)",
+    "is_label_issue": "whether a label change is suggested",
+    "cause": "what blocks an item in review: label | vocabulary | structure | knowledge | "
+    "ambiguous | syntax (empty when nothing is open)",
+    "cause_evidence": "why that cause, in one line",
     "audit": "where the item's repair trail is in `report/<split>/audit.jsonl`",
     "run_id": "the run (or review round) that wrote the row",
     "content_hash": "sha256 of the item's source premises, FOL, conclusion and label",

@@ -27,6 +27,8 @@ from refinery.agents.alignment import ISSUE, FindingKind, align_formula
 from refinery.agents.models import LLM_SOURCE, Edit, ItemContext
 from refinery.agents.repairs import MEANING_RULES, apply_candidate
 from refinery.agents.repairs.near_names import TAG as NEAR_NAMES
+from refinery.agents.repairs.parentheses import TAG as PARENTHESES
+from refinery.agents.repairs.parentheses import widens_over_the_rest
 from refinery.check import Checker, CheckRow
 from refinery.datasets.records import Item
 from refinery.logic.parse import parses
@@ -142,7 +144,7 @@ def try_candidates(
         entry.update(category=row.category.value, label=row.label, labels=labels, issues=row.issues)
         state = State(new_item, row, [*base.edits, *candidate])
         if row.category is Category.VERIFIED:
-            why = unsettled(source, candidate, before, after)
+            why = unsettled(source, candidate, before, after) or widened(candidate)
             entry.update(accepted=False, why=why or PASSES)
             if why is None and not of_meaning(source) and not passed:
                 entry.update(accepted=True)
@@ -249,6 +251,21 @@ def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: fl
         return "changes the meaning on a weak finding: a proposal for review"
     if any(e.guess for e in candidate):
         return "the rule could not tell which part the sentence means: a proposal for review"
+    return None
+
+
+#: Why an edit that closes a parenthesis at the end, putting a rule under a nested ∃ or a ¬,
+#: stays a proposal (`refinery.agents.repairs.parentheses.widens_over_the_rest`).
+WIDENS = "closes a parenthesis at the end, which puts a rule under a nested ∃ or ¬: a proposal"
+
+
+def widened(candidate: tuple[Edit, ...]) -> str | None:
+    """`WIDENS` when a parenthesis edit of `candidate` closes its group only at the very end and
+    so widens a nested part over the rest of the formula; else None."""
+    if any(
+        e.source == PARENTHESES.name and widens_over_the_rest(e.before, e.after) for e in candidate
+    ):
+        return WIDENS
     return None
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from refinery.agents.alignment import BLAME, Alignment
+from refinery.agents.alignment import Alignment
 from refinery.agents.critique import label_score
 from refinery.agents.models import LLM_SOURCE, Diagnosis, ItemContext
 from refinery.check import CheckRow
 from refinery.datasets.records import Item
 from refinery.labels import Label
-from refinery.outcomes import Category, Outcome, Reason, Status
+from refinery.outcomes import Category, Cause, Outcome, Reason, Status
+from refinery.repair.blame import Blame, blame
 from refinery.repair.gate import Clock, State
 
 
@@ -38,18 +39,6 @@ def _refuted(rounds: list[dict[str, Any]], gold: Label | None) -> dict[str, set[
                 else:
                     tried.setdefault(edit["where"], set()).add(str(c["source"]))
     return {where: rules for where, rules in tried.items() if where not in reached}
-
-
-def _refuting_labels(rounds: list[dict[str, Any]], gold: Label | None) -> set[str]:
-    """The labels the rules' re-checked candidates proved instead of the gold one."""
-    return {
-        str(c["label"])
-        for record in rounds
-        for c in record["candidates"]
-        if c.get("category") == "label_mismatch"
-        and not str(c["source"]).startswith(LLM_SOURCE)
-        and (gold is None or c["label"] != gold.value)
-    }
 
 
 def cacheable(outcome: dict[str, Any]) -> bool:
@@ -94,23 +83,28 @@ def build_outcome(
     suggested = ""
     label_diag = next((d for d in diagnoses if d.suggested_label is not None), None)
     review = status is Status.NEEDS_REVIEW
-    mismatch = final.row.category is Category.LABEL_MISMATCH
-    label_issue = review and mismatch and quality < BLAME
-    if label_issue and label_score(reading) >= BLAME:
-        # the FOL misreads its sentences, but the rules' readings of it still miss the gold
-        # label: the label they prove is the suggestion; where they disagree, the one the FOL
-        # as written proves, if a reading proves it too (else none)
-        tried = _refuting_labels(rounds, item.label)
-        written = final.row.label
-        suggested = tried.pop() if len(tried) == 1 else written if written in tried else ""
-    elif label_issue:
-        suggested = final.row.label  # well-read FOL keeps proving this label
-    elif review and mismatch:
-        pass  # the FOL is blamed: a formula that decides it misreads its sentence
+    proposed = [e.error_class.value for e in final.edits] if not accepted else []
+    blamed = (
+        blame(
+            reason,
+            reading,
+            proposal_classes=proposed,
+            lint_kinds=[i.kind for i in reading.issues if i.severity == "error"],
+        )
+        if review or reason is Reason.NL_MISMATCH
+        else Blame(Cause.NONE, "")
+    )
+    if review and final.row.category is Category.LABEL_MISMATCH:
+        # only a proof from FOL that reads right is evidence against the label
+        suggested = final.row.label if blamed.clean else ""
     elif review and final.row.category is Category.LABEL_ERROR_CANDIDATE:
         suggested = final.row.label_dataset or ""  # the dataset's own semantics' label
+        blamed = Blame(Cause.LABEL, "the dataset's own reasoning derives another label")
+    elif review and final.row.category is Category.SEMANTICS_MISMATCH:
+        blamed = Blame(Cause.AMBIGUOUS, "classical logic decides what the dataset leaves open")
     elif review and label_diag is not None and label_diag.suggested_label is not None:
         suggested = label_diag.suggested_label.value
+    label_issue = bool(suggested) and final.row.category is Category.LABEL_MISMATCH
     # accepted edits refine the item; rejected-but-progressing ones are only a proposal for review
     refined = final.item if accepted else item
     proposal = bool(final.edits) and not accepted
@@ -180,5 +174,7 @@ def build_outcome(
         is_nl_mismatch_issue=alignment.is_issue,
         label_score=round(quality, 2),
         is_label_issue=label_issue,
+        cause=blamed.cause,
+        cause_evidence=blamed.evidence,
         seconds=round(spent, 4),
     )

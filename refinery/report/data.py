@@ -114,6 +114,8 @@ class ItemView:
     anchor: str
     status: str
     reason: str
+    cause: str  # what blocks the item in review, and why ("" when nothing is open)
+    cause_evidence: str
     queued: bool
     gold: str
     prover_label: str
@@ -403,6 +405,8 @@ def _item(o: Outcome, anchor: str) -> ItemView:
         anchor=anchor,
         status=o.status.value,
         reason=o.reason.value or NONE,
+        cause=o.cause.value,
+        cause_evidence=o.cause_evidence,
         queued=o.queued,
         gold=o.gold_label or NONE,
         prover_label=o.prover_label or NONE,

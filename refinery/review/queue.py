@@ -42,6 +42,8 @@ CONTENT_COLUMNS: tuple[str, ...] = (
     "split",
     "story_id",
     "reason",
+    "cause",
+    "cause_evidence",
     "nl_premises",
     "original_fol",
     "proposed_fol",
@@ -135,6 +137,8 @@ class QueueRow:
     split: str = ""
     story_id: str = ""
     reason: str = ""
+    cause: str = ""
+    cause_evidence: str = ""
     nl_premises: str = ""
     original_fol: str = ""
     proposed_fol: str = ""
@@ -283,6 +287,8 @@ def queue_row(outcome: Outcome) -> QueueRow:
         split=text(o.split),
         story_id=text(o.story_id),
         reason=text(o.reason.value),
+        cause=text(o.cause.value),
+        cause_evidence=text(o.cause_evidence),
         nl_premises=_lines(o.premises),
         original_fol=_lines(original),
         proposed_fol=proposed,

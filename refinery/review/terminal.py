@@ -297,6 +297,8 @@ class ReviewSession:
         head = f"item {position + 1}/{len(self.ids)} · {row.id} · reason {row.reason}"
         w(_RULE)
         w(head + (f" · flag {row.flag}" if row.flag else ""))
+        if row.cause:
+            w(f"cause: {row.cause}: {row.cause_evidence}")
         if row.decision:
             w(f"decided: {row.decision} by {row.reviewer or '?'}")
             if row.note:

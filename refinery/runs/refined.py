@@ -6,7 +6,10 @@ replacement for the original. Added columns: `id`, `status` (verified | repaired
 `reason`, `original_label`, `label` (always equal to the original: labels never change
 automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
 `original_conclusion_fol`, `repaired_by`, `error_classes`, `evidence` (why the refined FOL
-gets its label: proving premises or a countermodel), `audit` (a pointer into `audit.jsonl`),
+gets its label: proving premises or a countermodel), the alignment and label columns
+`findings` (one per line), `nl_mismatch_score`, `is_nl_mismatch_issue`, `label_score`,
+`is_label_issue`, `cause` and `cause_evidence` (what blocks an item in review), `audit` (a
+pointer into `audit.jsonl`),
 `run_id`, `content_hash`, and the review columns `review_decision`, `reviewer`,
 `reviewed_at`, `review_note` (empty until `refinery review apply`; status then `reviewed`). A source whose rows are not items (ProofWriter: a row is a theory)
 gets FOLIO v2's columns, with its original row as JSON text in `source_row`. Both parquet and
@@ -37,6 +40,13 @@ OUTCOME_COLUMNS = (
     "repaired_by",
     "error_classes",
     "evidence",
+    "findings",
+    "nl_mismatch_score",
+    "is_nl_mismatch_issue",
+    "label_score",
+    "is_label_issue",
+    "cause",
+    "cause_evidence",
     "audit",
     "run_id",
     "content_hash",
@@ -75,6 +85,13 @@ def refined_rows(
                 "repaired_by": o.repaired_by,
                 "error_classes": ",".join(o.error_classes),
                 "evidence": o.evidence,
+                "findings": "\n".join(o.findings),
+                "nl_mismatch_score": o.nl_mismatch_score,
+                "is_nl_mismatch_issue": o.is_nl_mismatch_issue,
+                "label_score": o.label_score,
+                "is_label_issue": o.is_label_issue,
+                "cause": o.cause.value,
+                "cause_evidence": o.cause_evidence,
                 "audit": f"audit.jsonl#{item.id}",
                 "run_id": run_id,
                 "content_hash": item.content_hash,
@@ -124,6 +141,9 @@ def write_refined(
                 "status": o.status.value,
                 "edits": [dict(e) for e in o.edits],
                 "proposed_edits": [dict(e) for e in o.proposed_edits],
+                # every item's reading against its sentences, verified ones too
+                "findings": list(o.findings),
+                "cause": o.cause.value,
                 "trail": dict(o.audit),
             },
             ensure_ascii=False,

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from refinery.check import Checker
 from refinery.outcomes import Outcome
+from refinery.prove.verdict import Budget, Status
 from refinery.runs import load_run, update_meta
 from refinery.runs.changes import (
     CacheReuse,
@@ -19,6 +21,8 @@ from refinery.runs.changes import (
     is_new_conflict,
     write_changes,
 )
+
+from fakes import ScriptedProver, make_item
 
 
 def _o(
@@ -150,7 +154,11 @@ def test_long_lists_are_cut_in_markdown_but_whole_in_json(tmp_path: Path) -> Non
 
 
 def test_cache_reuse_counts_rows_whose_verdicts_all_came_from_cache() -> None:
-    reuse = cache_reuse([{"cached": True}, {"cached": False}, {"cached": True}, {}])
+    (row,) = Checker([ScriptedProver("p", lambda problem: Status.THEOREM)], Budget()).check_story(
+        [make_item(1, ["A(a)"], "A(a)", "True")]
+    )
+    rows = [row.replace(cached=c) for c in (True, False, True, False)]
+    reuse = cache_reuse(rows)
     assert (reuse.hits, reuse.items) == (2, 4) and reuse.share == 0.5
     assert cache_reuse([]).share == 0.0
 

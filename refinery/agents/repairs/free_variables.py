@@ -13,6 +13,7 @@ from typing import assert_never
 
 from refinery.agents.models import Edit, ErrorClass, ItemContext, Where
 from refinery.agents.reading.cues import quantifier_cue
+from refinery.agents.reading.words import name_words, tokens
 from refinery.agents.repairs.edits import (
     Candidate,
     Fix,
@@ -287,6 +288,15 @@ def _closings(findings: ItemContext, where: Where, text: str, var: str) -> list[
     f = parses(text)
     if f is None:
         return []
+    individuals = _named_individuals(findings, where, text, var)
+    if individuals:
+        # the sentence names who the variable stands for and says no "all" or "some": the
+        # variable is that individual (a pronoun, "he"), never a binder's
+        fixes = [
+            (splice(text, [(s, e, c) for s, e in _var_spans(text, var)]), f"{var} is {c}")
+            for c in individuals
+        ]
+        return [(after, why) for after, why in fixes if parses(after) is not None]
     raw: list[Fix] = []
     chain, body = _prefix(text)
     twin = _twin_quantifier(f, chain, var)
@@ -327,6 +337,108 @@ def _closings(findings: ItemContext, where: Where, text: str, var: str) -> list[
             seen.add(shape(g))
             out.append((after, why))
     return out
+
+
+#: Words by which a sentence quantifies ("if" and "when" do not: "Mike … if he …").
+_QUANTIFIER_WORDS = frozenset(
+    [
+        "all",
+        "every",
+        "everyone",
+        "everybody",
+        "everything",
+        "each",
+        "any",
+        "anyone",
+        "anybody",
+        "anything",
+        "no",
+        "none",
+        "nobody",
+        "nothing",
+        "some",
+        "someone",
+        "somebody",
+        "something",
+        "whoever",
+        "whatever",
+        "there",
+    ]
+)
+
+
+def _named_individuals(findings: ItemContext, where: Where, text: str, var: str) -> list[str]:
+    """The constants the free `var` of `text` may stand for: those whose every word its sentence
+    says, when the sentence has no quantifier wording ("all", "some"), and that no atom with
+    `var` holds already (`Occur(virus, x)` is not about the virus twice); likeliest first: a
+    constant the item puts in the same argument of the same predicate, then one in the same
+    argument position, then the longer name.
+
+    >>> fol = {"premises[0]": "Apply(mike, cpt)", "premises[1]": "Work(x, us) → Apply(mike, cpt)"}
+    >>> nl = {"premises[1]": "Mike applies for CPT if he wants to work in the US."}
+    >>> f = ItemContext("i", "s", fol, nl, None)
+    >>> _named_individuals(f, "premises[1]", fol["premises[1]"], "x")
+    ['mike', 'cpt']
+    """
+    said = set(tokens(findings.nl.get(where, "")))
+    if not said or said & _QUANTIFIER_WORDS:
+        return []
+    texts = (*findings.fol.values(), *findings.story_fol)
+    constants = {
+        u.name
+        for t in texts
+        for u in name_uses(t)
+        if u.kind == "constant" and not VARIABLE.fullmatch(u.name)
+    }
+    mine = atoms_of(text)
+    slots = {
+        (a.name, len(a.args), i)
+        for a in mine
+        for i, t in enumerate(a.args)
+        if isinstance(t, Const) and t.name == var
+    }
+    taken = {
+        t.name
+        for a in mine
+        if any(isinstance(t, Const) and t.name == var for t in a.args)
+        for t in a.args
+        if isinstance(t, Const)
+    }
+    places = {i for _, _, i in slots}
+    placed: dict[str, tuple[int, int]] = {}
+    for t in texts:
+        for a in atoms_of(t):
+            for i, arg in enumerate(a.args):
+                if isinstance(arg, Const) and arg.name in constants:
+                    same_slot, same_place = placed.get(arg.name, (0, 0))
+                    placed[arg.name] = (
+                        same_slot + ((a.name, len(a.args), i) in slots),
+                        same_place + (i in places),
+                    )
+    words = tokens(findings.nl.get(where, ""))
+    spoken = said | {"".join(words[i : i + n]) for n in (2, 3) for i in range(len(words))}
+    found = [
+        c
+        for c in constants - taken - _elsewhere_in_other_places(texts, slots, constants)
+        if c.lower() in spoken or ((parts := name_words(c)) and set(parts) <= said)
+    ]
+    return sorted(found, key=lambda c: (*(-n for n in placed.get(c, (0, 0))), -len(c), c))
+
+
+def _elsewhere_in_other_places(
+    texts: Sequence[str], slots: set[tuple[str, int, int]], constants: set[str]
+) -> set[str]:
+    """The constants the item puts in a predicate of `slots`, but only in other arguments than
+    the variable's (`PlayIn(oliver, y, …)` beside `PlayIn(oliver, x, …)`: y is no Oliver)."""
+    where: dict[str, set[tuple[str, int, int]]] = {}
+    predicates = {(name, arity) for name, arity, _ in slots}
+    for t in texts:
+        for a in atoms_of(t):
+            if (a.name, len(a.args)) in predicates:
+                for i, arg in enumerate(a.args):
+                    if isinstance(arg, Const) and arg.name in constants:
+                        where.setdefault(arg.name, set()).add((a.name, len(a.args), i))
+    return {c for c, places in where.items() if not places & slots}
 
 
 def _leading_quantifiers(

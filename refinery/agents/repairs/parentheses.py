@@ -39,7 +39,7 @@ from refinery.agents.repairs.located import item_vocabulary, sentence_words
 from refinery.logic.analysis import subformulas
 from refinery.logic.errors import SyntaxProblem
 from refinery.logic.parse import parses, try_parse
-from refinery.logic.syntax import Formula, Pred
+from refinery.logic.syntax import Exists, Forall, Formula, Implies, Not, Pred
 
 TAG = RuleTag("balance_parentheses", ErrorClass.UNBALANCED_PARENTHESES)
 
@@ -64,6 +64,27 @@ def unmatched_parens(text: str) -> tuple[list[int], list[int]]:
         else:
             extra.append(i)
     return extra, stack
+
+
+def widens_over_the_rest(before: str, after: str) -> bool:
+    """Whether `after` only appends the missing `)` at the very end and thereby puts a rule
+    inside a nested ∃ or a ¬: `∀x (A(x) ∨ ∃y (B(x, y) → C(x))` closed at the end makes the
+    rule's consequent part of the ∃ (`∃y (B → C)` holds of nearly anything), where the
+    sentence's structure puts the `)` before the →.
+
+    >>> widens_over_the_rest("∀x (A(x) ∨ ∃y (B(x, y) → C(x))", "∀x (A(x) ∨ ∃y (B(x, y) → C(x)))")
+    True
+    >>> widens_over_the_rest("∀x (P(x) → Q(x)", "∀x (P(x) → Q(x))")
+    False
+    """
+    if after.rstrip() != before.rstrip() + ")":
+        return False
+    f = parses(after)
+    if f is None:
+        return False
+    while isinstance(f, Forall | Exists):  # the leading quantifiers scope over all of it
+        f = f.body
+    return any(isinstance(g, Exists | Not) and isinstance(g.body, Implies) for g in subformulas(f))
 
 
 def close_points(text: str) -> list[int]:

@@ -145,6 +145,8 @@ def item_view(
         "split": row.split,
         "story_id": row.story_id,
         "reasons": reasons_of(row),
+        "cause": row.cause,
+        "cause_evidence": row.cause_evidence,
         "position": at + 1,
         "count": len(ids),
         "prev_url": filters.url(ids[at - 1]) if at > 0 else "",

@@ -132,3 +132,52 @@ def test_free_variables_in_two_formulas_are_closed_together_first() -> None:
 
 def test_closed_formulas_get_no_candidates() -> None:
     assert free_variables.propose(findings(["∀x (Dog(x) → Animal(x))", "Animal(rex)"])) == []
+
+
+@pytest.mark.parametrize(
+    ("premises", "sentence", "expected"),
+    [
+        # "he" is Mike: name him, never "someone" or "everyone"
+        (
+            ["Apply(mike, cpt)", "WantToWorkIn(x, us) → Apply(mike, cpt)"],
+            "Mike needs to apply for CPT if he wants to work in the US.",
+            [
+                ["WantToWorkIn(mike, us) → Apply(mike, cpt)"],
+                ["WantToWorkIn(cpt, us) → Apply(mike, cpt)"],
+            ],
+        ),
+        # "Tom" is named by the sentence alone; his constant is elsewhere in the item
+        (
+            ["Study(tom, us)", "¬Study(x, us) → Enrolled(x)"],
+            "If Tom does not study in the US, he is enrolled.",
+            [["¬Study(tom, us) → Enrolled(tom)"]],
+        ),
+    ],
+)
+def test_a_variable_that_stands_for_the_named_individual_becomes_its_constant(
+    premises: list[str], sentence: str, expected: list[list[str]]
+) -> None:
+    f = findings([*premises, "Q(b)"], nl={"premises[1]": sentence})
+    candidates = afters(free_variables.propose(f))
+    assert [[after for _, after in c] for c in candidates] == expected
+    assert not any("∃" in a or "∀" in a for c in candidates for _, a in c)
+
+
+def test_a_named_individual_is_not_put_where_the_item_never_puts_it() -> None:
+    # Oliver plays PlayIn's first argument, the player, never its second, the instrument
+    premises = [
+        "PlayIn(peter, piano, concert)",
+        "PlayIn(oliver, x, concert) → ¬PlayIn(peter, y, concert)",
+    ]
+    sentence = "Oliver plays a different musical instrument from Peter in the concert."
+    f = findings([*premises, "Q(b)"], nl={"premises[1]": sentence})
+    afters_ = [a for c in afters(free_variables.propose(f)) for _, a in c]
+    assert afters_ and not any(
+        "PlayIn(peter, oliver" in a or "PlayIn(peter, peter" in a for a in afters_
+    )
+
+
+def test_a_name_the_sentence_writes_in_two_words_is_found() -> None:
+    premises = ["Japanese(koeitecmo)", "HoldingCompany(x)"]
+    f = findings([*premises, "Q(b)"], nl={"premises[1]": "Koei Tecmo is a holding company."})
+    assert afters(free_variables.propose(f))[0] == [("premises[1]", "HoldingCompany(koeitecmo)")]
