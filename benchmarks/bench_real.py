@@ -44,7 +44,13 @@ def annotations(folder: Path) -> dict[str, dict[str, Any]]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
-                found[record["id"]] = record
+                earlier = found.setdefault(record["id"], {})
+                # a later reading of the same item adds the repairs it judged
+                readings = earlier.get("readings", []) + record.pop("readings", [])
+                if "edits" in record:
+                    readings.append({k: record[k] for k in ("edits", "repair_right")})
+                earlier.update(record)
+                earlier["readings"] = readings
     return found
 
 
@@ -115,15 +121,20 @@ def repairs(notes: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) ->
 def _repair_verdict(note: dict[str, Any], outcome: dict[str, Any]) -> bool | None:
     """The readers' verdict on the product's applied edits, or None when nobody read them."""
     applied = {e["where"]: e["after"] for e in outcome["edits"]}
-    read = {e["where"]: e for e in note.get("edits", [])}
-    if read and applied == {w: e["after"] for w, e in read.items()}:
-        return bool(note["repair_right"])
+    for reading in note.get("readings", []):
+        read = {e["where"]: e for e in reading["edits"]}
+        if read and applied == {w: e["after"] for w, e in read.items()}:
+            return bool(reading["repair_right"])
     fix = note.get("fix", {})
     if applied and all(fix.get(w) == after for w, after in applied.items()):
         return True  # exactly the readers' own fix
-    if read and any(w in read and not read[w]["says_sentence"] and read[w]["after"] == a
-                    for w, a in applied.items()):  # fmt: skip
-        return False  # an edit the readers judged wrong is among the applied ones
+    for reading in note.get("readings", []):
+        read = {e["where"]: e for e in reading["edits"]}
+        if any(
+            w in read and not read[w]["says_sentence"] and read[w]["after"] == a
+            for w, a in applied.items()
+        ):
+            return False  # an edit the readers judged wrong is among the applied ones
     return None
 
 

@@ -289,6 +289,8 @@ def _closings(findings: ItemContext, where: Where, text: str, var: str) -> list[
     if f is None:
         return []
     individuals = _named_individuals(findings, where, text, var)
+    if individuals is None:
+        return []
     if individuals:
         # the sentence names who the variable stands for and says no "all" or "some": the
         # variable is that individual (a pronoun, "he"), never a binder's
@@ -367,12 +369,16 @@ _QUANTIFIER_WORDS = frozenset(
 )
 
 
-def _named_individuals(findings: ItemContext, where: Where, text: str, var: str) -> list[str]:
+def _named_individuals(
+    findings: ItemContext, where: Where, text: str, var: str
+) -> list[str] | None:
     """The constants the free `var` of `text` may stand for: those whose every word its sentence
     says, when the sentence has no quantifier wording ("all", "some"), and that no atom with
     `var` holds already (`Occur(virus, x)` is not about the virus twice); likeliest first: a
     constant the item puts in the same argument of the same predicate, then one in the same
-    argument position, then the longer name.
+    argument position, then the longer name. None when the sentence names a constant the item
+    puts only in other arguments of the variable's predicate (swapped arguments: nothing is
+    safe to propose).
 
     >>> fol = {"premises[0]": "Apply(mike, cpt)", "premises[1]": "Work(x, us) → Apply(mike, cpt)"}
     >>> nl = {"premises[1]": "Mike applies for CPT if he wants to work in the US."}
@@ -417,12 +423,16 @@ def _named_individuals(findings: ItemContext, where: Where, text: str, var: str)
                     )
     words = tokens(findings.nl.get(where, ""))
     spoken = said | {"".join(words[i : i + n]) for n in (2, 3) for i in range(len(words))}
-    found = [
+    named = [
         c
-        for c in constants - taken - _elsewhere_in_other_places(texts, slots, constants)
+        for c in constants - taken
         if c.lower() in spoken or ((parts := name_words(c)) and set(parts) <= said)
     ]
-    return sorted(found, key=lambda c: (*(-n for n in placed.get(c, (0, 0))), -len(c), c))
+    if set(named) & _elsewhere_in_other_places(texts, slots, constants):
+        # the sentence names someone the item never puts in the variable's place: the
+        # formula's arguments may be swapped, and no constant or binder is a safe guess
+        return None
+    return sorted(named, key=lambda c: (*(-n for n in placed.get(c, (0, 0))), -len(c), c))
 
 
 def _elsewhere_in_other_places(

@@ -164,17 +164,15 @@ def test_a_variable_that_stands_for_the_named_individual_becomes_its_constant(
 
 
 def test_a_named_individual_is_not_put_where_the_item_never_puts_it() -> None:
-    # Oliver plays PlayIn's first argument, the player, never its second, the instrument
+    # Oliver plays PlayIn's first argument, the player, never its second, the instrument:
     premises = [
         "PlayIn(peter, piano, concert)",
         "PlayIn(oliver, x, concert) → ¬PlayIn(peter, y, concert)",
     ]
     sentence = "Oliver plays a different musical instrument from Peter in the concert."
     f = findings([*premises, "Q(b)"], nl={"premises[1]": sentence})
-    afters_ = [a for c in afters(free_variables.propose(f)) for _, a in c]
-    assert afters_ and not any(
-        "PlayIn(peter, oliver" in a or "PlayIn(peter, peter" in a for a in afters_
-    )
+    # nor is any binder a safe guess when the arguments may be swapped: a reviewer decides
+    assert afters(free_variables.propose(f)) == []
 
 
 def test_a_name_the_sentence_writes_in_two_words_is_found() -> None:
