@@ -341,6 +341,9 @@ def _closings(findings: ItemContext, where: Where, text: str, var: str) -> list[
     return out
 
 
+#: Pronouns that refer back to a named individual ("Mike … if he wants …"); "it" and "they"
+#: as often stand for a kind ("if the fruit …, it …").
+_PERSONAL_PRONOUNS = frozenset(["he", "him", "his", "himself", "she", "her", "hers", "herself"])
 #: Words by which a sentence quantifies ("if" and "when" do not: "Mike … if he …").
 _QUANTIFIER_WORDS = frozenset(
     [
@@ -387,8 +390,8 @@ def _named_individuals(
     ['mike', 'cpt']
     """
     said = set(tokens(findings.nl.get(where, "")))
-    if not said or said & _QUANTIFIER_WORDS:
-        return []
+    if not said & _PERSONAL_PRONOUNS or said & _QUANTIFIER_WORDS:
+        return []  # a generic sentence ("people from Catalan …", "water … flows"): no one named
     texts = (*findings.fol.values(), *findings.story_fol)
     constants = {
         u.name
