@@ -26,6 +26,8 @@ from typing import Any, NamedTuple
 from refinery.agents.alignment import ISSUE, FindingKind, align_formula
 from refinery.agents.models import LLM_SOURCE, Edit, ItemContext
 from refinery.agents.repairs import MEANING_RULES, apply_candidate
+from refinery.agents.repairs.free_variables import TAG as FREE_VARIABLES
+from refinery.agents.repairs.free_variables import may_name_an_individual
 from refinery.agents.repairs.near_names import TAG as NEAR_NAMES
 from refinery.agents.repairs.parentheses import TAG as PARENTHESES
 from refinery.agents.repairs.parentheses import widens_over_the_rest
@@ -144,7 +146,11 @@ def try_candidates(
         entry.update(category=row.category.value, label=row.label, labels=labels, issues=row.issues)
         state = State(new_item, row, [*base.edits, *candidate])
         if row.category is Category.VERIFIED:
-            why = unsettled(source, candidate, before, after) or widened(candidate)
+            why = (
+                unsettled(source, candidate, before, after)
+                or widened(candidate)
+                or binds_named(candidate, findings)
+            )
             entry.update(accepted=False, why=why or PASSES)
             if why is None and not of_meaning(source) and not passed:
                 entry.update(accepted=True)
@@ -267,6 +273,30 @@ def widened(candidate: tuple[Edit, ...]) -> str | None:
     ):
         return WIDENS
     return None
+
+
+#: Why a binder put on a variable that may stand for a named individual stays a proposal.
+BINDS_NAMED = (
+    "binds with ∃ or ∀ a variable that may stand for the individual its sentence names: a proposal"
+)
+
+
+def binds_named(candidate: tuple[Edit, ...], findings: ItemContext) -> str | None:
+    """`BINDS_NAMED` when `close_free_variables` adds a quantifier to a formula whose sentence
+    says no "all" or "some" and names a constant the formula uses (the variable is most likely
+    that individual, and which one is for a person to say); else None."""
+    for e in candidate:
+        if (
+            e.source == FREE_VARIABLES.name
+            and _binders(e.after) > _binders(e.before)
+            and may_name_an_individual(findings.nl.get(e.where, ""), e.before)
+        ):
+            return BINDS_NAMED
+    return None
+
+
+def _binders(text: str) -> int:
+    return text.count("∀") + text.count("∃")
 
 
 def read_edits(

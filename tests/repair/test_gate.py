@@ -33,3 +33,31 @@ def test_a_parenthesis_placed_inside_is_not_held_back() -> None:
     assert widened((_edit(before, inside),)) is None
     # another rule's edit of the same shape is not a parenthesis repair
     assert widened((_edit(before, before + ")", source="fix_token_typos"),)) is None
+
+
+def test_a_binder_on_a_variable_that_may_be_the_named_individual_is_a_proposal() -> None:
+    from refinery.agents.models import ItemContext
+    from refinery.repair.gate import BINDS_NAMED, binds_named
+
+    before = "Japanese(koeitecmo) ∧ HoldingCompany(x)"
+    named = ItemContext(
+        "i",
+        "s",
+        {"premises[0]": before},
+        {"premises[0]": "Koei Tecmo is a Japanese holding company."},
+        None,
+    )
+    generic = ItemContext(
+        "i",
+        "s",
+        {"premises[0]": before},
+        {"premises[0]": "Some companies are Japanese holding companies."},
+        None,
+    )
+    edit = _edit(before, f"∃x ({before})", source="close_free_variables")
+    assert binds_named((edit,), named) == BINDS_NAMED
+    assert binds_named((edit,), generic) is None  # the sentence quantifies: a binder may be right
+    naming = _edit(
+        before, "Japanese(koeitecmo) ∧ HoldingCompany(koeitecmo)", source="close_free_variables"
+    )
+    assert binds_named((naming,), named) is None

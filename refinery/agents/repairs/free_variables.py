@@ -372,6 +372,29 @@ _QUANTIFIER_WORDS = frozenset(
 )
 
 
+def may_name_an_individual(sentence: str, formula: str) -> bool:
+    """Whether a free variable of `formula` may stand for an individual its sentence names: the
+    sentence says no quantifier word and names a constant the formula uses ("Koei Tecmo is a
+    holding company" beside `Japanese(koeitecmo) ∧ HoldingCompany(x)`).
+
+    >>> may_name_an_individual("Koei Tecmo is a holding company.", "Japanese(koeitecmo) ∧ H(x)")
+    True
+    >>> may_name_an_individual("People from Catalan are not from Chile.", "C(x) → ¬Chilean(x)")
+    False
+    """
+    words = tokens(sentence)
+    said = set(words)
+    if not said or said & _QUANTIFIER_WORDS:
+        return False
+    spoken = said | {"".join(words[i : i + n]) for n in (2, 3) for i in range(len(words))}
+    return any(
+        u.kind == "constant"
+        and not VARIABLE.fullmatch(u.name)
+        and (u.name.lower() in spoken or set(name_words(u.name)) <= said)
+        for u in name_uses(formula)
+    )
+
+
 def _named_individuals(
     findings: ItemContext, where: Where, text: str, var: str
 ) -> list[str] | None:
