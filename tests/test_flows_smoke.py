@@ -67,6 +67,15 @@ def test_refine_flow_on_the_sample(prefect_harness: None, tmp_path: Path) -> Non
     rows = {row.id.rsplit("/", 1)[1]: row for row in queue}
     assert (rows["203"].suggested_label, rows["203"].label_score) == ("False", "0.00")
     assert rows["1201"].suggested_label == "" and "centralAviary" in rows["1201"].findings
+    # every queued item says what blocks it: the label, a name, an arity clash
+    causes = {n: rows[n].cause for n in ("203", "301", "1201", "1301")}
+    assert causes == {
+        "203": "label",
+        "301": "vocabulary",
+        "1201": "vocabulary",
+        "1301": "vocabulary",
+    }
+    assert "proves False" in rows["203"].cause_evidence and "max" in rows["1301"].cause_evidence
     assert [row.id.rsplit("/", 1)[1] for row in queue][0] == "203"  # worst first
     # the label-error item says why the provers derive False: the premises that prove it
     (row_203,) = [row for row in queue if row.id.endswith("/203")]
