@@ -119,8 +119,16 @@ def blame(
         cause = next((c for c in (Cause.SYNTAX, Cause.VOCABULARY) if c in causes), Cause.STRUCTURE)
         return Blame(cause, "a repair proves the gold label but the sentence does not settle it")
     if reason is not Reason.LABEL_MISMATCH:
-        return Blame(Cause.NONE, "")
+        return Blame(Cause.NONE, _UNNAMED.get(reason, ""))
     return _mismatch(context)
+
+
+#: Why no cause is named for the other review reasons: nothing was decided to read it from.
+_UNNAMED = {
+    Reason.PROVER_UNDECIDED: "the provers decided nothing within their limits: no cause to name",
+    Reason.PROVER_DISAGREEMENT: "the provers disagree: no cause to name until they agree",
+    Reason.REPAIR_BUDGET: "the repair's time ran out before a cause could be read",
+}
 
 
 _REASON_TEXT = {
