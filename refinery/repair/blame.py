@@ -19,7 +19,6 @@ Every queued item gets a `Cause` and one line of evidence saying why.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -27,6 +26,7 @@ from refinery.addresses import CONCLUSION
 from refinery.agents.alignment import BLAME, FindingKind
 from refinery.agents.critique import deciding
 from refinery.agents.models import ErrorClass, ItemContext
+from refinery.agents.reading.words import content, name_words
 from refinery.labels import Label
 from refinery.logic.analysis import occurrences
 from refinery.logic.parse import parses
@@ -54,33 +54,6 @@ _REASON_CAUSES = {
     Reason.INCONSISTENT_PREMISES: Cause.STRUCTURE,
     Reason.NL_MISMATCH: Cause.STRUCTURE,
 }
-_SMALL_WORDS = frozenset(
-    [
-        "in",
-        "of",
-        "is",
-        "has",
-        "to",
-        "by",
-        "for",
-        "the",
-        "and",
-        "or",
-        "at",
-        "on",
-        "with",
-        "from",
-        "be",
-        "are",
-        "was",
-        "can",
-        "do",
-        "does",
-        "not",
-        "no",
-        "an",
-    ]
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,5 +173,6 @@ def _alike(name: str, others: Iterable[str]) -> str:
 
 
 def _words(name: str) -> set[str]:
-    parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
-    return {p.lower() for p in parts if len(p) >= 3 and p.lower() not in _SMALL_WORDS}
+    """A name's words that can ground it (`refinery.agents.reading.words.content`), of three
+    letters or more ("in", "of" and single letters join too many names)."""
+    return {w for w in content(name_words(name)) if len(w) >= 3}

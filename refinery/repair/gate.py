@@ -26,11 +26,7 @@ from typing import Any, NamedTuple
 from refinery.agents.alignment import ISSUE, FindingKind, align_formula
 from refinery.agents.models import LLM_SOURCE, Edit, ItemContext
 from refinery.agents.repairs import MEANING_RULES, apply_candidate
-from refinery.agents.repairs.free_variables import TAG as FREE_VARIABLES
-from refinery.agents.repairs.free_variables import may_name_an_individual
 from refinery.agents.repairs.near_names import TAG as NEAR_NAMES
-from refinery.agents.repairs.parentheses import TAG as PARENTHESES
-from refinery.agents.repairs.parentheses import widens_over_the_rest
 from refinery.check import Checker, CheckRow
 from refinery.datasets.records import Item
 from refinery.logic.parse import parses
@@ -146,11 +142,7 @@ def try_candidates(
         entry.update(category=row.category.value, label=row.label, labels=labels, issues=row.issues)
         state = State(new_item, row, [*base.edits, *candidate])
         if row.category is Category.VERIFIED:
-            why = (
-                unsettled(source, candidate, before, after)
-                or widened(candidate)
-                or binds_named(candidate, findings)
-            )
+            why = unsettled(source, candidate, before, after)
             entry.update(accepted=False, why=why or PASSES)
             if why is None and not of_meaning(source) and not passed:
                 entry.update(accepted=True)
@@ -234,6 +226,7 @@ AMBIGUOUS = "ambiguous: another edit of different meaning also proves the gold l
 CONFIRM = 0.6
 PASSES = "parses, lints clean, consistent, provers agree on the gold label"
 MISREADS = "an edited formula still misreads its sentence: a proposal for review"
+GUESSED = "the rule could not tell which part the sentence means: a proposal for review"
 
 
 def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: float) -> str | None:
@@ -241,7 +234,9 @@ def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: fl
     if after >= CONFIRM:
         return MISREADS
     if not of_meaning(source):
-        return None
+        # a form rule marks what its evidence cannot single out (a binder where the sentence
+        # may name the individual, a `)` closed at the end under a nested ∃ or ¬)
+        return GUESSED if any(e.guess for e in candidate) else None
     conclusion = any(e.where == "conclusion" for e in candidate)
     plain = before >= (CONFIRM if source in MEANING_RULES else ISSUE)  # the model's: stricter
     if source != NEAR_NAMES.name and conclusion and not plain:
@@ -256,47 +251,8 @@ def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: fl
     if before < CONFIRM:
         return "changes the meaning on a weak finding: a proposal for review"
     if any(e.guess for e in candidate):
-        return "the rule could not tell which part the sentence means: a proposal for review"
+        return GUESSED
     return None
-
-
-#: Why an edit that closes a parenthesis at the end, putting a rule under a nested ∃ or a ¬,
-#: stays a proposal (`refinery.agents.repairs.parentheses.widens_over_the_rest`).
-WIDENS = "closes a parenthesis at the end, which puts a rule under a nested ∃ or ¬: a proposal"
-
-
-def widened(candidate: tuple[Edit, ...]) -> str | None:
-    """`WIDENS` when a parenthesis edit of `candidate` closes its group only at the very end and
-    so widens a nested part over the rest of the formula; else None."""
-    if any(
-        e.source == PARENTHESES.name and widens_over_the_rest(e.before, e.after) for e in candidate
-    ):
-        return WIDENS
-    return None
-
-
-#: Why a binder put on a variable that may stand for a named individual stays a proposal.
-BINDS_NAMED = (
-    "binds with ∃ or ∀ a variable that may stand for the individual its sentence names: a proposal"
-)
-
-
-def binds_named(candidate: tuple[Edit, ...], findings: ItemContext) -> str | None:
-    """`BINDS_NAMED` when `close_free_variables` adds a quantifier to a formula whose sentence
-    says no "all" or "some" and names a constant the formula uses (the variable is most likely
-    that individual, and which one is for a person to say); else None."""
-    for e in candidate:
-        if (
-            e.source == FREE_VARIABLES.name
-            and _binders(e.after) > _binders(e.before)
-            and may_name_an_individual(findings.nl.get(e.where, ""), e.before)
-        ):
-            return BINDS_NAMED
-    return None
-
-
-def _binders(text: str) -> int:
-    return text.count("∀") + text.count("∃")
 
 
 def read_edits(

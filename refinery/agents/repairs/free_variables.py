@@ -8,7 +8,8 @@ formula's shape say; or the variable is the one constant the item's other formul
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import assert_never
 
 from refinery.agents.models import Edit, ErrorClass, ItemContext, Where
@@ -372,6 +373,43 @@ _QUANTIFIER_WORDS = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """What a sentence says, for telling which constant it names: its words, and runs of two
+    or three of them written as one ("Koei Tecmo" for `koeitecmo`)."""
+
+    words: frozenset[str]
+    joined: frozenset[str]
+
+    @classmethod
+    def of(cls, sentence: str) -> _Said:
+        words = tokens(sentence)
+        runs = {"".join(words[i : i + n]) for n in (2, 3) for i in range(len(words))}
+        return cls(frozenset(words), frozenset(runs))
+
+    @property
+    def quantifies(self) -> bool:
+        return bool(self.words & _QUANTIFIER_WORDS)
+
+    def names(self, constant: str) -> bool:
+        """Whether the sentence says every word of `constant`, or the name as one run."""
+        parts = name_words(constant)
+        lower = constant.lower()
+        return (
+            lower in self.words or lower in self.joined or bool(parts) and set(parts) <= self.words
+        )
+
+
+def _constants(texts: Iterable[str]) -> set[str]:
+    """The constants the formulas `texts` use (not the variables FOLIO sometimes leaves free)."""
+    return {
+        u.name
+        for t in texts
+        for u in name_uses(t)
+        if u.kind == "constant" and not VARIABLE.fullmatch(u.name)
+    }
+
+
 def may_name_an_individual(sentence: str, formula: str) -> bool:
     """Whether a free variable of `formula` may stand for an individual its sentence names: the
     sentence says no quantifier word and names a constant the formula uses ("Koei Tecmo is a
@@ -382,29 +420,22 @@ def may_name_an_individual(sentence: str, formula: str) -> bool:
     >>> may_name_an_individual("People from Catalan are not from Chile.", "C(x) → ¬Chilean(x)")
     False
     """
-    words = tokens(sentence)
-    said = set(words)
-    if not said or said & _QUANTIFIER_WORDS:
+    said = _Said.of(sentence)
+    if not said.words or said.quantifies:
         return False
-    spoken = said | {"".join(words[i : i + n]) for n in (2, 3) for i in range(len(words))}
-    return any(
-        u.kind == "constant"
-        and not VARIABLE.fullmatch(u.name)
-        and (u.name.lower() in spoken or set(name_words(u.name)) <= said)
-        for u in name_uses(formula)
-    )
+    return any(said.names(c) for c in _constants([formula]))
 
 
 def _named_individuals(
     findings: ItemContext, where: Where, text: str, var: str
 ) -> list[str] | None:
-    """The constants the free `var` of `text` may stand for: those whose every word its sentence
-    says, when the sentence has no quantifier wording ("all", "some"), and that no atom with
-    `var` holds already (`Occur(virus, x)` is not about the virus twice); likeliest first: a
-    constant the item puts in the same argument of the same predicate, then one in the same
-    argument position, then the longer name. None when the sentence names a constant the item
-    puts only in other arguments of the variable's predicate (swapped arguments: nothing is
-    safe to propose).
+    """The constants the free `var` of `text` stands for, when its sentence refers back to a
+    named individual ("he", "she") and says no quantifier word: those the sentence names
+    (`_Said.names`) that no atom with `var` holds already (`Occur(virus, x)` is not about the
+    virus twice); likeliest first: a constant the item puts in the same argument of the same
+    predicate, then one in the same argument position, then the longer name. None when the
+    sentence names a constant the item puts only in other arguments of the variable's
+    predicate (swapped arguments: nothing is safe to propose).
 
     >>> fol = {"premises[0]": "Apply(mike, cpt)", "premises[1]": "Work(x, us) → Apply(mike, cpt)"}
     >>> nl = {"premises[1]": "Mike applies for CPT if he wants to work in the US."}
@@ -412,16 +443,11 @@ def _named_individuals(
     >>> _named_individuals(f, "premises[1]", fol["premises[1]"], "x")
     ['mike', 'cpt']
     """
-    said = set(tokens(findings.nl.get(where, "")))
-    if not said & _PERSONAL_PRONOUNS or said & _QUANTIFIER_WORDS:
+    said = _Said.of(findings.nl.get(where, ""))
+    if not said.words & _PERSONAL_PRONOUNS or said.quantifies:
         return []  # a generic sentence ("people from Catalan …", "water … flows"): no one named
     texts = (*findings.fol.values(), *findings.story_fol)
-    constants = {
-        u.name
-        for t in texts
-        for u in name_uses(t)
-        if u.kind == "constant" and not VARIABLE.fullmatch(u.name)
-    }
+    constants = _constants(texts)
     mine = atoms_of(text)
     slots = {
         (a.name, len(a.args), i)
@@ -447,13 +473,7 @@ def _named_individuals(
                         same_slot + ((a.name, len(a.args), i) in slots),
                         same_place + (i in places),
                     )
-    words = tokens(findings.nl.get(where, ""))
-    spoken = said | {"".join(words[i : i + n]) for n in (2, 3) for i in range(len(words))}
-    named = [
-        c
-        for c in constants - taken
-        if c.lower() in spoken or ((parts := name_words(c)) and set(parts) <= said)
-    ]
+    named = [c for c in constants - taken if said.names(c)]
     if set(named) & _elsewhere_in_other_places(texts, slots, constants):
         # the sentence names someone the item never puts in the variable's place: the
         # formula's arguments may be swapped, and no constant or binder is a safe guess
@@ -509,8 +529,26 @@ def _free_edits(findings: ItemContext) -> dict[Where, list[Edit]]:
             else:
                 fixes.insert(0, (text, "; ".join(whys)))
         if fixes:
-            out[where] = edits_for(where, before, fixes, TAG)
+            out[where] = _binding_a_name_is_a_guess(
+                edits_for(where, before, fixes, TAG), findings.nl.get(where, "")
+            )
     return out
+
+
+def _binding_a_name_is_a_guess(edits: list[Edit], sentence: str) -> list[Edit]:
+    """The edits, a binder put where the variable may be an individual the sentence names
+    (`may_name_an_individual`) marked a guess: the label cannot tell the two apart (a gold
+    Uncertain survives any weakening), so the gate leaves it a proposal."""
+    return [
+        e.model_copy(update={"guess": True})
+        if _binders(e.after) > _binders(e.before) and may_name_an_individual(sentence, e.before)
+        else e
+        for e in edits
+    ]
+
+
+def _binders(text: str) -> int:
+    return text.count("∀") + text.count("∃")
 
 
 def propose(findings: ItemContext) -> list[Candidate]:

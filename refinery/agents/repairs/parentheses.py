@@ -541,7 +541,12 @@ def paren_edits(findings: ItemContext) -> dict[Where, list[Edit]]:
                 problem.source, error_position(problem), vocabulary, sentence_words(findings, where)
             )
             before = findings.fol[where]
-            out[where] = edits_for(where, before, fixes, TAG)
+            # closing only at the end under a nested ∃ or ¬ may put the rule in the wrong
+            # place: a guess the gate leaves a proposal
+            out[where] = [
+                e.model_copy(update={"guess": True}) if widens_over_the_rest(before, e.after) else e
+                for e in edits_for(where, before, fixes, TAG)
+            ]
     return out
 
 
