@@ -34,6 +34,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 TRAIN = REPO.parent / "shared" / "data" / "folio_v2" / "reconstructed" / "folio_v2_train.jsonl"
+sys.path.insert(0, str(REPO))  # the product, for a fresh run and for reading formulas
 CAUSES = ("label", "vocabulary", "structure", "knowledge", "ambiguous", "syntax")
 
 
@@ -57,7 +58,6 @@ def annotations(folder: Path) -> dict[str, dict[str, Any]]:
 def outcomes(run: Path | None) -> dict[str, dict[str, Any]]:
     """The product's outcomes on FOLIO v2 train: from `run`, or from a fresh rules-only run."""
     if run is None:
-        sys.path.insert(0, str(REPO))
         from refinery import pipeline
         from vampire.registry import build_provers
 
@@ -123,19 +123,32 @@ def _repair_verdict(note: dict[str, Any], outcome: dict[str, Any]) -> bool | Non
     applied = {e["where"]: e["after"] for e in outcome["edits"]}
     for reading in note.get("readings", []):
         read = {e["where"]: e for e in reading["edits"]}
-        if read and applied == {w: e["after"] for w, e in read.items()}:
+        if (
+            read
+            and read.keys() == applied.keys()
+            and all(_same(e["after"], applied[w]) for w, e in read.items())
+        ):
             return bool(reading["repair_right"])
     fix = note.get("fix", {})
-    if applied and all(fix.get(w) == after for w, after in applied.items()):
-        return True  # exactly the readers' own fix
+    if applied and all(_same(fix.get(w), after) for w, after in applied.items()):
+        return True  # the readers' own fix
     for reading in note.get("readings", []):
         read = {e["where"]: e for e in reading["edits"]}
         if any(
-            w in read and not read[w]["says_sentence"] and read[w]["after"] == a
+            w in read and not read[w]["says_sentence"] and _same(read[w]["after"], a)
             for w, a in applied.items()
         ):
             return False  # an edit the readers judged wrong is among the applied ones
     return None
+
+
+def _same(written: str | None, applied: str) -> bool:
+    """Whether two texts are the same formula (`y ≠ x` is `¬(y=x)`), or the same text."""
+    from refinery.logic.parse import parses
+
+    if written is None:
+        return False
+    return written == applied or parses(written) is not None and parses(written) == parses(applied)
 
 
 def causes(notes: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -> None:

@@ -149,6 +149,7 @@ _CLASS_OF_KIND: dict[FindingKind, ErrorClass] = {
     FindingKind.WORD_UNSYMBOLISED: ErrorClass.NL_MISMATCH,
     FindingKind.ENTITY_UNSYMBOLISED: ErrorClass.NL_MISMATCH,
     FindingKind.SYMBOL_UNGROUNDED: ErrorClass.NL_MISMATCH,
+    FindingKind.ATTITUDE_DROPPED: ErrorClass.NL_MISMATCH,
     FindingKind.NAME_DRIFT: ErrorClass.NAMING_DRIFT,
 }
 

@@ -135,20 +135,20 @@ def vacuous_quantifiers(f: Formula) -> list[Forall | Exists]:
     """
     out: list[Forall | Exists] = []
     for node in subformulas(f):
-        if isinstance(node, Forall | Exists) and not _var_free_in(node.body, node.var):
+        if isinstance(node, Forall | Exists) and not var_free_in(node.body, node.var):
             out.append(node)
     return out
 
 
-def _var_free_in(f: Formula, var: str) -> bool:
+def var_free_in(f: Formula, var: str) -> bool:
     """Whether `var` occurs free in `f` (shadowing respected)."""
     match f:
         case Forall(v, body) | Exists(v, body):
-            return v != var and _var_free_in(body, var)
+            return v != var and var_free_in(body, var)
         case Pred() | Eq():
             return _mentions(f, var)
         case _:
-            return any(_var_free_in(c, var) for c in children(f))
+            return any(var_free_in(c, var) for c in children(f))
 
 
 def quantifier_depth(f: Formula) -> int:

@@ -142,7 +142,7 @@ def try_candidates(
         entry.update(category=row.category.value, label=row.label, labels=labels, issues=row.issues)
         state = State(new_item, row, [*base.edits, *candidate])
         if row.category is Category.VERIFIED:
-            why = unsettled(source, candidate, before, after)
+            why = unsettled(source, candidate, before, after) or stacked(base.edits, candidate)
             entry.update(accepted=False, why=why or PASSES)
             if why is None and not of_meaning(source) and not passed:
                 entry.update(accepted=True)
@@ -253,6 +253,19 @@ def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: fl
     if any(e.guess for e in candidate):
         return GUESSED
     return None
+
+
+def stacked(earlier: Sequence[Edit], candidate: tuple[Edit, ...]) -> str | None:
+    """Why a form rule's edit of a formula another rule already edited stays a proposal: a
+    formula broken twice over (a lost `)` and a variable for a named person) was written
+    carelessly, and making it parse and close says nothing of whether its shape is the
+    sentence's (`Either A and not B, or not A nor B` written `¬A ⊕ ¬B`)."""
+    edited = {e.where for e in earlier}
+    twice = sorted({e.where for e in candidate if e.where in edited and not of_meaning(e.source)})
+    return f"{twice[0]}: {STACKED}" if twice else None
+
+
+STACKED = "a second rule on the same formula: its shape is unconfirmed, a proposal for review"
 
 
 def read_edits(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from refinery.agents.models import Edit, ErrorClass, ItemContext
 from refinery.agents.repairs import free_variables, parentheses
-from refinery.repair.gate import GUESSED, unsettled
+from refinery.repair.gate import GUESSED, STACKED, stacked, unsettled
 
 
 def _edit(before: str, after: str, source: str, *, guess: bool = False) -> Edit:
@@ -55,3 +55,14 @@ def test_the_gate_leaves_any_rule_s_guess_a_proposal() -> None:
     assert unsettled("balance_parentheses", (guessed,), 0.0, 0.0) == GUESSED
     plain = _edit("P(a", "P(a)", "balance_parentheses")
     assert unsettled("balance_parentheses", (plain,), 0.0, 0.0) is None
+
+
+def test_a_second_form_rule_on_an_edited_formula_stays_a_proposal() -> None:
+    parenthesis = _edit(
+        "¬(A(x) ∨ B(x)) ⊕ ¬C(jack))", "¬(A(x) ∨ B(x)) ⊕ ¬C(jack)", "balance_parentheses"
+    )
+    binder = _edit(parenthesis.after, "¬(A(jack) ∨ B(jack)) ⊕ ¬C(jack)", "close_free_variables")
+    assert stacked([parenthesis], (binder,)) == f"premises[0]: {STACKED}"
+    # another formula, or a first edit, is not stacked
+    assert stacked([parenthesis.model_copy(update={"where": "conclusion"})], (binder,)) is None
+    assert stacked([], (binder,)) is None

@@ -29,6 +29,7 @@ class FindingKind(StrEnum):
     ENTITY_UNSYMBOLISED = "entity_unsymbolised"  # a name the story has a constant for, left out
     SYMBOL_UNGROUNDED = "symbol_ungrounded"  # a constant no word of the sentence names
     NAME_DRIFT = "name_drift"  # one name spelled two ways across the story
+    ATTITUDE_DROPPED = "attitude_dropped"  # "wants to be an A" stated as A(x)
 
 
 @dataclass(frozen=True, slots=True)

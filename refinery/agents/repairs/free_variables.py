@@ -345,6 +345,11 @@ def _closings(findings: ItemContext, where: Where, text: str, var: str) -> list[
 #: Pronouns that refer back to a named individual ("Mike … if he wants …"); "it" and "they"
 #: as often stand for a kind ("if the fruit …, it …").
 _PERSONAL_PRONOUNS = frozenset(["he", "him", "his", "himself", "she", "her", "hers", "herself"])
+#: Words after which "every", "each", "all" say how often, not over whom.
+_TIMES = frozenset(
+    ["day", "days", "week", "weeks", "month", "months", "year", "years", "time", "times"]
+    + ["morning", "evening", "night", "weekend", "summer", "winter", "season", "semester"]
+)
 #: Words by which a sentence quantifies ("if" and "when" do not: "Mike … if he …").
 _QUANTIFIER_WORDS = frozenset(
     [
@@ -380,16 +385,18 @@ class _Said:
 
     words: frozenset[str]
     joined: frozenset[str]
+    quantifies: bool
 
     @classmethod
     def of(cls, sentence: str) -> _Said:
         words = tokens(sentence)
         runs = {"".join(words[i : i + n]) for n in (2, 3) for i in range(len(words))}
-        return cls(frozenset(words), frozenset(runs))
-
-    @property
-    def quantifies(self) -> bool:
-        return bool(self.words & _QUANTIFIER_WORDS)
+        # "every day", "all the time": how often, not over whom
+        quantifies = any(
+            w in _QUANTIFIER_WORDS and not _TIMES.intersection(words[i + 1 : i + 3])
+            for i, w in enumerate(words)
+        )
+        return cls(frozenset(words), frozenset(runs), quantifies)
 
     def names(self, constant: str) -> bool:
         """Whether the sentence says every word of `constant`, or the name as one run."""

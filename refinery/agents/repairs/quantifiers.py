@@ -5,6 +5,10 @@ may be a "some" read as ∀), switch a binder of the kind the finding names: the
 (`∃x` → `∀x`), then the binder with its body's shape (FOLIO writes `∃x (A(x) ∧ B(x))` but
 `∀x (A(x) → B(x))`, so the connective follows the quantifier). A `¬∀` read as "no" moves the
 negation in: `¬∀x (A(x) → B(x))` ("not every A is B") becomes `∀x (A(x) → ¬B(x))` ("no A is B").
+An `∃y (A → B)` whose B does not use y, in a sentence that states a rule, is the scope slip
+`∃y A → B` read with ∃ over the whole rule: the ∃ narrows to the condition
+(`(∃y A) → B`, "all things some people enjoy attract attention"). A rule stays a rule: where
+the sentence quantifies over everything ("all", "every"), → is never turned into ∧.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.cues import read_sentence
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
+from refinery.logic.analysis import var_free_in
 from refinery.logic.rewrite import Path, nodes
 from refinery.logic.syntax import And, Exists, Forall, Formula, Implies, Not
 
@@ -40,7 +45,10 @@ def propose(findings: ItemContext) -> list[Candidate]:
         wrong = Exists if "∃" in finding.symbols else Forall
         changes = _switches(text, formula, wrong)
         said = read_sentence(findings.nl.get(finding.where, ""))
-        some = said.existential and not said.conditional  # not "if something …": a rule
+        # not "if something …" nor "all things that some …": those are rules
+        some = said.existential and not said.conditional and not said.universal
+        if "→" in finding.symbols and not some:
+            changes = _narrowed(formula) + changes
         if "→" in finding.symbols and some:  # ∃x (A → B): "some A are B" wants ∃x (A ∧ B)
             changes += [
                 (path, Exists(node.var, And((node.body.left, node.body.right))), [])
@@ -49,6 +57,32 @@ def propose(findings: ItemContext) -> list[Candidate]:
             ]
         out += node_edits(TAG, finding, text, formula, changes)
     return best(out)
+
+
+def _narrowed(formula: Formula) -> list[tuple[Path, Formula, list[tuple[int, int, str]]]]:
+    """`∃y ∃z (A → B)` with y, z not in B narrowed to `(∃y ∃z A) → B`, for each outermost ∃ chain.
+
+    >>> from refinery.logic.parse import parse
+    >>> [(p, new.left) for p, new, _ in _narrowed(parse("∀x (∃y ∃z (E(y, z, x) → A(x)))"))]
+    [((0,), Exists(var='y', body=Exists(var='z', body=Pred(name='E', args=(Var(name='y'), Var(name='z'), Var(name='x'))))))]
+    """
+    out: list[tuple[Path, Formula, list[tuple[int, int, str]]]] = []
+    inner: set[Path] = set()
+    for path, node in nodes(formula):
+        if not isinstance(node, Exists) or path in inner:
+            continue
+        chain: list[str] = []
+        body: Formula = node
+        while isinstance(body, Exists):
+            chain.append(body.var)
+            body = body.body
+        inner.update((*path, *(0,) * k) for k in range(1, len(chain)))
+        if isinstance(body, Implies) and not any(var_free_in(body.right, v) for v in chain):
+            left = body.left
+            for var in reversed(chain):
+                left = Exists(var, left)
+            out.append((path, Implies(left, body.right), []))
+    return out
 
 
 def _switches(

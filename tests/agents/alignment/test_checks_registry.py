@@ -20,6 +20,7 @@ def test_the_checks_run_in_their_table_order() -> None:
         "negated_condition",
         "negated_side",
         "argument_order",
+        "attitude",
         "word_unsymbolised",
         "entity_unsymbolised",
         "symbol_ungrounded",
@@ -42,6 +43,7 @@ def test_finding_kinds_keep_the_strings_written_files_hold() -> None:
         "entity_unsymbolised",
         "symbol_ungrounded",
         "name_drift",
+        "attitude_dropped",
     ]
 
 

@@ -628,3 +628,39 @@ def test_a_camel_case_constant_written_as_one_word_is_grounded() -> None:
 def test_not_a_or_b_written_as_two_negations_reads_clean() -> None:
     text = "¬Own(tom, car) ∧ ¬Own(tom, bike)"
     assert align_formula(text, "Tom does not own a car or a bike.") == 0.0
+
+
+# -- attitude ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fol", "stated"),
+    [
+        (
+            "All working people who hate working for others want to be entrepreneurs.",
+            "∀x (Hate(x) → Entrepreneur(x))",
+            "Entrepreneur",
+        ),
+        ("Tom plans to study in Paris.", "StudyIn(tom, paris)", "StudyIn"),
+    ],
+)
+def test_a_wish_stated_as_done_is_attitude_dropped(sentence: str, fol: str, stated: str) -> None:
+    finding = _only(fol, sentence)
+    assert (finding.kind, finding.score, finding.symbols) == ("attitude_dropped", 0.6, (stated,))
+    assert finding.score >= BLAME
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fol"),
+    [
+        # the attitude kept in a name, or another attitude's name for it
+        ("Tom wants to study in Paris.", "WantToStudyIn(tom, paris)"),
+        ("The Mede Empire plans to swallow Attolia.", "PlotsToSwallow(medeEmpire, attolia)"),
+        # an embedded question asks no one to do anything
+        ("John chooses what he wants to do with his time.", "ChooseWhatToDoWith(john, time)"),
+    ],
+)
+def test_an_attitude_the_formula_keeps_or_an_embedded_question_reads_clean(
+    sentence: str, fol: str
+) -> None:
+    assert "attitude_dropped" not in [kind for kind, _ in _kinds(fol, sentence)]

@@ -193,3 +193,18 @@ def test_a_generic_sentence_names_no_one() -> None:
     assert afters(free_variables.propose(f))[0] == [
         ("premises[1]", "∀x (Catalan(x) → ¬Chilean(x))")
     ]
+
+
+def test_every_day_says_how_often_not_over_whom() -> None:
+    sentence = "If Mike wears the same shirt every day, he is consistent."
+    assert free_variables.may_name_an_individual(sentence, "Wear(x, shirt) → Consistent(mike)")
+    f = findings(
+        ["Old(mike)", "Wear(x, shirt) → Consistent(mike)", "Q(b)"], nl={"premises[1]": sentence}
+    )
+    assert afters(free_variables.propose(f))[0] == [
+        ("premises[1]", "Wear(mike, shirt) → Consistent(mike)")
+    ]
+    # "every" over people still quantifies
+    assert not free_variables.may_name_an_individual(
+        "Every friend of Mike wears a shirt.", "Wear(x, shirt) ∧ Friend(x, mike)"
+    )

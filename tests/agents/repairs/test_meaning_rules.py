@@ -138,6 +138,21 @@ def test_no_bird_can_fly_written_not_all_becomes_none() -> None:
         assert candidates[0][0].error_class is ErrorClass.WRONG_QUANTIFIER
 
 
+def test_an_exists_over_a_whole_rule_narrows_to_its_condition_and_the_rule_stays_a_rule() -> None:
+    # FOLIO's `∃y (…) → B` read with ∃ over the whole rule; "all … some" is still a rule
+    rule = "∀x (∃y (Person(y) ∧ Enjoy(y, x)) → Attract(x, attention))"
+    f = aligned(
+        [rule, "Attract(film, attention)"],
+        ["All things that some people enjoy attract attention.", "The film attracts attention."],
+    )
+    assert kinds(f) == [("premises[0]", "quantifier")]
+    candidates = afters(quantifiers.propose(f))
+    assert candidates[0] == [
+        ("premises[0]", "∀x ((∃y (Person(y) ∧ Enjoy(y, x))) → Attract(x, attention))")
+    ]
+    assert not any("→" not in after for c in candidates for _, after in c)
+
+
 def test_exists_where_the_sentence_says_every_becomes_forall() -> None:
     f = aligned(
         ["∃x (Human(x) → Mortal(x))", "Human(socrates)"],

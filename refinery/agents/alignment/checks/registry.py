@@ -12,6 +12,7 @@ from typing import Protocol
 
 from refinery.agents.alignment.checks import (
     argument_order,
+    attitude,
     connectives,
     entity_unsymbolised,
     implication,
@@ -56,6 +57,7 @@ CHECKS: tuple[Check, ...] = (
     Check.of(negated_condition),
     Check.of(negated_side),
     Check.of(argument_order),
+    Check.of(attitude),
     Check.of(word_unsymbolised),
     Check.of(entity_unsymbolised),
     Check.of(symbol_ungrounded),
