@@ -83,12 +83,12 @@ def build_outcome(
     suggested = ""
     label_diag = next((d for d in diagnoses if d.suggested_label is not None), None)
     review = status is Status.NEEDS_REVIEW
-    proposed = [e.error_class.value for e in final.edits] if not accepted else []
+    proposed = [(e.where, e.error_class.value) for e in final.edits] if not accepted else []
     blamed = (
         blame(
             reason,
             reading,
-            proposal_classes=proposed,
+            proposals=proposed,
             lint_kinds=[i.kind for i in reading.issues if i.severity == "error"],
         )
         if review or reason is Reason.NL_MISMATCH

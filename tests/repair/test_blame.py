@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from refinery.agents.alignment import align
 from refinery.agents.models import ItemContext
 from refinery.labels import Label
@@ -89,7 +91,102 @@ def test_causes_of_the_other_review_reasons() -> None:
         Cause.STRUCTURE
     )
     proposal = blame(
-        Reason.UNCONFIRMED_REPAIR, context, proposal_classes=["unbalanced_parentheses"]
+        Reason.UNCONFIRMED_REPAIR, context, proposals=[("premises[0]", "unbalanced_parentheses")]
     )
     assert proposal.cause is Cause.SYNTAX
+
+
+@pytest.mark.parametrize(
+    ("proposals", "cause"),
+    [
+        # a formula that did not parse is a syntax defect, whatever else its repair needed
+        ([("premises[4]", "unbalanced_parentheses"), ("premises[4]", "free_variable")], "syntax"),
+        # the edit that reached the gold label, of a formula that parsed, says what blocks it
+        (
+            [("premises[1]", "unbalanced_parentheses"), ("premises[3]", "free_variable")],
+            "structure",
+        ),
+        ([("premises[4]", "token_typo"), ("conclusion", "naming_drift")], "vocabulary"),
+        ([("premises[2]", "wrong_quantifier")], "structure"),
+    ],
+)
+def test_an_unconfirmed_repair_names_what_blocks_the_label(
+    proposals: list[tuple[str, str]], cause: str
+) -> None:
+    context = _context([("A.", "A(a)")], ("B.", "B(a)"), Label.TRUE, Label.UNCERTAIN)
+    assert blame(Reason.UNCONFIRMED_REPAIR, context, proposals=proposals).cause == cause
     assert blame(Reason.PROVER_UNDECIDED, context).cause is Cause.NONE
+
+
+@pytest.mark.parametrize(
+    ("premises", "orphan", "partner"),
+    [
+        # a predicate said with fewer words than the story's name for it
+        (
+            [
+                (
+                    "People who grow tomatoes in a garden are gardeners.",
+                    "∀x (GrowIn(x, tomato, garden) → Gardener(x))",
+                ),
+                ("Ann grows tomatoes in her garden.", "Grow(ann, tomato, garden)"),
+            ],
+            "Grow",
+            "GrowIn",
+        ),
+        # a constant written with its initials
+        (
+            [
+                (
+                    "Everyone born in the USA is American.",
+                    "∀x (BornIn(x, unitedStatesOfAmerica) → American(x))",
+                ),
+                ("Ann was born in the USA.", "BornIn(ann, usa)"),
+            ],
+            "usa",
+            "unitedStatesOfAmerica",
+        ),
+    ],
+)
+def test_a_premise_name_no_other_formula_uses_beside_a_name_for_the_same_words_is_vocabulary(
+    premises: list[tuple[str, str]], orphan: str, partner: str
+) -> None:
+    conclusion = (
+        ("Ann is a gardener.", "Gardener(ann)")
+        if orphan == "Grow"
+        else ("Ann is American.", "American(ann)")
+    )
+    found = blame(
+        Reason.LABEL_MISMATCH, _context(premises, conclusion, Label.TRUE, Label.UNCERTAIN)
+    )
+    assert found.cause is Cause.VOCABULARY and not found.clean
+    assert "is in no other formula" in found.evidence
+    assert orphan in found.evidence and partner in found.evidence
+
+
+def test_a_premise_name_of_other_words_is_no_orphan() -> None:
+    # `Sing` is a notion of its own, not `GrowIn` said short: the failure to prove is knowledge
+    context = _context(
+        [
+            (
+                "People who grow tomatoes in a garden are gardeners.",
+                "∀x (GrowIn(x, tomato, garden) → Gardener(x))",
+            ),
+            ("Ann sings in her garden.", "Sing(ann, tomato, garden)"),
+        ],
+        ("Ann is a gardener.", "Gardener(ann)"),
+        Label.TRUE,
+        Label.UNCERTAIN,
+    )
+    assert blame(Reason.LABEL_MISMATCH, context).cause is Cause.KNOWLEDGE
+
+
+def test_a_conclusion_that_names_a_story_word_with_a_symbol_of_its_own_is_vocabulary() -> None:
+    context = _context(
+        [("All pets are fed.", "∀x (Pet(x) → Fed(x))"), ("Tom is a pet.", "Pet(tom)")],
+        ("Tom is fed.", "Nourished(tom)"),
+        Label.TRUE,
+        Label.UNCERTAIN,
+    )
+    found = blame(Reason.LABEL_MISMATCH, context)
+    assert (found.cause, found.clean) == (Cause.VOCABULARY, False)
+    assert "Nourished, in no premise" in found.evidence

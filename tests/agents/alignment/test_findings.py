@@ -664,3 +664,18 @@ def test_an_attitude_the_formula_keeps_or_an_embedded_question_reads_clean(
     sentence: str, fol: str
 ) -> None:
     assert "attitude_dropped" not in [kind for kind, _ in _kinds(fol, sentence)]
+
+
+@pytest.mark.parametrize(
+    ("fol", "expected"),
+    [
+        # one ¬ for "no … not": the opposite of what the sentence says
+        ("∀x (Lipstick(x) → ¬Rosewood(x))", [("negation_missing", 0.7)]),
+        # both negations, none, or one in a name ("without"): read right
+        ("¬∃x (Lipstick(x) ∧ ¬Rosewood(x))", []),
+        ("∀x (Lipstick(x) → Rosewood(x))", []),
+        ("∀x (Lipstick(x) → ¬WithoutRosewood(x))", []),
+    ],
+)
+def test_no_with_a_second_negation_cancels_out(fol: str, expected: list[tuple[str, float]]) -> None:
+    assert _kinds(fol, "No lipsticks in the set do not have rosewood.") == expected

@@ -45,6 +45,12 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
     count = len(cues) - (cues.count("nor") if s.neither_nor else 0)
     if f.double_negations:
         return [Finding(FindingKind.NEGATION_EXTRA, 0.9, (), (), "¬¬: a negation negated again")]
+    if cues[:1] == ["no"] and len(cues) == 2 and not s.conditional:
+        # "no A do not B" is "every A is B": the two cancel, and one ¬ says the opposite
+        if (f.negations + len(named)) % 2 == 0:
+            return []
+        message = "'no … not' cancels out (every A is B), the formula negates once"
+        return [missing_negation(0.7, cues, message)]
     if cues and f.negations == 0 and not named:
         # ⊕ says "not both" and ≠ says "not the same" without a ¬; two negations may cancel
         # ("no … without"), so an even count is weaker evidence
