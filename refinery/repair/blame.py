@@ -244,8 +244,8 @@ def _orphan(context: ItemContext) -> str:
             continue  # shared, or the conclusion's own (`_alike` reads those)
         said = tokens(context.nl.get(home, ""))
         mine = content(name_words(name))
-        for (kind2, other, arity2), where in sorted(uses.items()):
-            if kind2 != kind or other == name or home in where:
+        for (kind2, other, arity2), places in sorted(uses.items()):
+            if kind2 != kind or other == name or home in places:
                 continue
             if kind == "predicate":
                 theirs = content(name_words(other))
