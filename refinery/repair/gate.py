@@ -142,7 +142,7 @@ def try_candidates(
         entry.update(category=row.category.value, label=row.label, labels=labels, issues=row.issues)
         state = State(new_item, row, [*base.edits, *candidate])
         if row.category is Category.VERIFIED:
-            why = unsettled(source, candidate, before, after) or stacked(base.edits, candidate)
+            why = unsettled(source, candidate, before, after) or carried(base.edits, candidate)
             entry.update(accepted=False, why=why or PASSES)
             if why is None and not of_meaning(source) and not passed:
                 entry.update(accepted=True)
@@ -253,6 +253,15 @@ def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: fl
     if any(e.guess for e in candidate):
         return GUESSED
     return None
+
+
+def carried(earlier: Sequence[Edit], candidate: tuple[Edit, ...]) -> str | None:
+    """Why the edits kept as progress in earlier rounds leave a passing candidate a proposal:
+    a guess among them (it climbed, so it was kept, but nothing confirmed it), or a second form
+    rule on a formula they edited (`stacked`)."""
+    if any(e.guess for e in earlier):
+        return GUESSED
+    return stacked(earlier, candidate)
 
 
 def stacked(earlier: Sequence[Edit], candidate: tuple[Edit, ...]) -> str | None:

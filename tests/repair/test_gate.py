@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from refinery.agents.models import Edit, ErrorClass, ItemContext
 from refinery.agents.repairs import free_variables, parentheses
-from refinery.repair.gate import GUESSED, STACKED, stacked, unsettled
+from refinery.repair.gate import GUESSED, STACKED, carried, stacked, unsettled
 
 
 def _edit(before: str, after: str, source: str, *, guess: bool = False) -> Edit:
@@ -66,3 +66,11 @@ def test_a_second_form_rule_on_an_edited_formula_stays_a_proposal() -> None:
     # another formula, or a first edit, is not stacked
     assert stacked([parenthesis.model_copy(update={"where": "conclusion"})], (binder,)) is None
     assert stacked([], (binder,)) is None
+
+
+def test_a_guess_kept_as_progress_leaves_a_later_passing_candidate_a_proposal() -> None:
+    guessed = _edit("S(x) ∧ E(car)", "∃x (S(x) ∧ E(car))", "close_free_variables", guess=True)
+    later = _edit("∃x (P(x) → Q(x))", "∀x (P(x) → Q(x))", "switch_quantifier")
+    later = later.model_copy(update={"where": "premises[1]"})
+    assert carried([guessed], (later,)) == GUESSED
+    assert carried([guessed.model_copy(update={"guess": False})], (later,)) is None

@@ -81,7 +81,14 @@ def _narrowed(formula: Formula) -> list[tuple[Path, Formula, list[tuple[int, int
             left = body.left
             for var in reversed(chain):
                 left = Exists(var, left)
-            out.append((path, Implies(left, body.right), []))
+            # the annotator's text with the ∃ chain and its condition bracketed, where known
+            cut = body.left.span.end if body.left.span is not None else None
+            surgery = (
+                []
+                if node.span is None or cut is None
+                else [(node.span.start, node.span.start, "("), (cut, cut, ")")]
+            )
+            out.append((path, Implies(left, body.right), surgery))
     return out
 
 
