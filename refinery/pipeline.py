@@ -16,7 +16,7 @@ import datetime as dt
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
@@ -336,7 +336,7 @@ class LocalSteps:
     def write_outputs(
         self, items: list[Item], outcomes: list[Outcome], settings: RefineSettings
     ) -> dict[str, Any]:
-        return write_outputs(items, outcomes, settings)
+        return write_outputs(items, outcomes, settings, self.factory)
 
     def validate_output(self, outcomes: list[Outcome], cache: Path | None) -> dict[str, Any]:
         from refinery.validation import validate_output
@@ -384,27 +384,45 @@ def run_plain(
 
 
 def write_outputs(
-    items: Sequence[Item], outcomes: Sequence[Outcome], settings: RefineSettings
+    items: Sequence[Item],
+    outcomes: Sequence[Outcome],
+    settings: RefineSettings,
+    factory: ProverFactory,
 ) -> dict[str, Any]:
-    """Write the refined split, the audit trail and the review queue; return paths and counts.
+    """Write the review queue, the refined split and the audit trail; return paths and counts.
 
-    Writes into the run's staging folder (claimed by `refinery.runs.building`); the paths
-    returned name the files as they will be once `finish_run` has renamed the folder into place.
+    The queue is merged first (it keeps every decision, `refinery.review.sheet.write_queue`);
+    then the decisions made on an item's current content are carried into the run
+    (`refinery.review.apply.carry_decisions`, the decided FOL checked with `factory`'s
+    provers), so a later run of the split keeps what people decided. Writes into the run's
+    staging folder (claimed by `refinery.runs.building`); the paths returned name the files as
+    they will be once `finish_run` has renamed the folder into place.
     """
+    from refinery.review.apply import carry_decisions
+    from refinery.review.feedback import FeedbackEngine
     from refinery.review.queue import queue_rows
     from refinery.review.sheet import write_queue
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
     stage = staging_dir(settings)
-    rows = refined_rows(items, outcomes, settings.run_id)
-    files = runs.write_run(stage, rows, outcomes, run_meta(settings, items, outcomes))
     pending = [o for o in outcomes if o.queued]
-    merge = write_queue(Path(settings.review_path), queue_rows(pending))
+    queue = Path(settings.review_path)
+    merge = write_queue(queue, queue_rows(pending))
+    rows = refined_rows(items, outcomes, settings.run_id)
+    outcomes, rows, carried = carry_decisions(
+        queue,
+        outcomes,
+        rows,
+        lambda: FeedbackEngine(factory(settings.provers), settings.budget(), settings.cache_path()),
+    )
+    meta = {**run_meta(settings, items, outcomes), "decisions": carried.to_dict()}
+    files = runs.write_run(stage, rows, outcomes, meta)
     return {
         "outcomes": list(outcomes),
         "files": _final_paths(files, settings),
         "review_path": settings.review_path,
         "queue": _plain(merge),
+        "decisions": carried.to_dict(),
     }
 
 
@@ -467,6 +485,12 @@ def write_run_changes(
     changes = changes_since_previous(
         Path(settings.out_dir), outcomes, run_id=settings.run_id, cache=cache_reuse(rows)
     )
+    decisions = runs.load_meta(staging_dir(settings)).get("decisions", {})
+    changes = replace(
+        changes,
+        carried=tuple(decisions.get("carried", ())),
+        second_look=tuple(decisions.get("second_look", ())),
+    )
     write_changes(staging_dir(settings), changes)
     return changes
 
@@ -503,6 +527,7 @@ def run_summary(
         "out_dir": settings.out_dir,
         "review_path": settings.review_path,
         "queue": written["queue"],
+        "decisions": written.get("decisions", {}),
         "files": {**written["files"], **report},
     }
     return summary if changes is None else {**summary, "changes": dict(changes)}
@@ -524,6 +549,13 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     lines += [f"  {row['outcome']:<36} {row['items']:>6}" for row in summary["table"]]
     lines.append(f"  refined split and report: {summary['out_dir']}")
     lines.append(f"  review queue: {summary['review_path']}")
+    decisions = summary.get("decisions") or {}
+    if any(decisions.values()):
+        lines.append(
+            f"  review decisions carried: {len(decisions.get('carried', []))}; decided on "
+            f"content that changed since (a second look): {len(decisions.get('second_look', []))}"
+            f"; refused: {len(decisions.get('refused', []))}"
+        )
     if "changes" in summary:  # refinery.runs.changes.Changes.to_dict()
         lines.append(f"  changes: {summary['changes']['headline']}")
     return "\n".join(lines)

@@ -98,7 +98,7 @@ def write_outputs_task(
     items: list[Item], outcomes: list[Outcome], settings: pipeline.RefineSettings
 ) -> dict[str, Any]:
     """Refined split, audit trail and review queue."""
-    return pipeline.write_outputs(items, outcomes, settings)
+    return pipeline.write_outputs(items, outcomes, settings, build_provers)
 
 
 @task(name="validate-output")

@@ -36,3 +36,20 @@ def make_run(
     )
     pipeline.run_plain(settings, build_provers)
     return settings
+
+
+def split_settings(
+    split: Path, run_id: str, source: Path = SAMPLE, *, fail_on_new_conflicts: bool = False
+) -> pipeline.RefineSettings:
+    """A scheduled run's settings: run `run_id` of the split folder `split`, rules only, its
+    queue and state folder beside the split's dataset folder, as the deployment lays them out."""
+    return pipeline.RefineSettings(
+        source=str(source),
+        out_dir=str(split / run_id),
+        review_path=str(split.parent / "review.csv"),
+        agents=("rules",),
+        workers=2,
+        state_dir=str(split.parent / "state"),
+        run_id=run_id,
+        fail_on_new_conflicts=fail_on_new_conflicts,
+    )

@@ -28,6 +28,8 @@ from refinery.cli import main
 from refinery.errors import ConfigError
 from refinery.pipeline import RefineSettings
 
+from runs import split_settings
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
 BIN = Path(sys.executable).parent
@@ -36,16 +38,7 @@ WRONG_LABEL_ITEM = 104
 
 
 def _settings(split: Path, run_id: str, source: Path = SAMPLE) -> RefineSettings:
-    return RefineSettings(
-        source=str(source),
-        out_dir=str(split / run_id),
-        review_path=str(split.parent / "review.csv"),
-        agents=("rules",),
-        workers=2,
-        state_dir=str(split.parent / "state"),
-        run_id=run_id,
-        fail_on_new_conflicts=True,
-    )
+    return split_settings(split, run_id, source, fail_on_new_conflicts=True)
 
 
 def _sample_plus_wrong_label(path: Path) -> Path:

@@ -51,6 +51,7 @@ def run(args: Args) -> int:
         license_name=args.license,
         previous=args.previous,
         tag=args.tag,
+        allow_missing_decisions=args.allow_missing_decisions,
     )
     plan = publish.plan_push(out, tag=args.tag)
     print("\n".join(publish.summary_lines(built, plan)))
@@ -77,5 +78,10 @@ command = make_command(
     option("--license", help="Hub license id (default: the License: line beside the source)"),
     option("--tag", help="release tag (default: v<version>)"),
     option("--push", is_flag=True, help="upload to the Hub as one commit, then tag it"),
+    option(
+        "--allow-missing-decisions",
+        is_flag=True,
+        help="publish even if the run lacks review decisions its queue holds",
+    ),
     short_help="build a Hub-ready dataset folder (refined, clean and changes configs; card)",
 )

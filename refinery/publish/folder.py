@@ -43,6 +43,7 @@ from refinery.outputs import atomic_write, atomic_write_text
 from refinery.publish.card import render_card
 from refinery.publish.columns import CHANGES_SCHEMA, features, is_clean, refined_table
 from refinery.publish.origin import find_license, pretty_name
+from refinery.review.apply import missing_decisions
 from refinery.runs import Run, incomplete_reason
 
 MANIFEST = "publish.json"
@@ -183,6 +184,7 @@ def build(
     previous: Path | None = None,
     tag: str | None = None,
     now: dt.datetime | None = None,
+    allow_missing_decisions: bool = False,
 ) -> Publication:
     """Write `run`'s split into the publish folder `out`; return what was built.
 
@@ -203,6 +205,9 @@ def build(
         The release's tag (default ``v<version>``).
     now
         The build time (tests pin it).
+    allow_missing_decisions
+        Publish even when the run's review queue holds decisions the run does not carry
+        (`refinery.review.apply.missing_decisions`); refused otherwise.
 
     Returns
     -------
@@ -217,6 +222,14 @@ def build(
     rows = run.refined_rows()
     if not rows:
         raise RefineryError(f"{run.path}: the run has no items to publish")
+    missing = [] if allow_missing_decisions else missing_decisions(run)
+    if missing:
+        shown = ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")
+        raise RefineryError(
+            f"{run.path} lacks {len(missing)} review decision(s) its queue holds ({shown}): "
+            "publishing it would undo them. Run refine again (it carries the decisions) or "
+            "`refinery review apply`, or pass --allow-missing-decisions; nothing published"
+        )
     dataset = str(run.meta["dataset"])
     existing = read_manifest(out)
     if existing and (existing["repo_id"], existing["dataset"]) != (repo_id, dataset):

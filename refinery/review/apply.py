@@ -11,8 +11,8 @@ or proposed FOL, …) was edited, or when an item has two rows: the whole list c
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,13 @@ from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows
 from refinery.report import run_history, write_report
 from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
-from refinery.review.queue import Decision, QueueRow, queue_row
+from refinery.review.queue import (
+    CHANGED_SINCE_DECISION,
+    Decision,
+    QueueRow,
+    flag_set,
+    queue_row,
+)
 from refinery.review.sheet import read_queue_lines
 
 
@@ -168,6 +174,100 @@ def apply_review(
         changed_labels=sum(1 for r in review_log if r["label_before"] != r["label_after"]),
         changed_fol=sum(1 for r in review_log if r["fol_lines_changed"]),
     )
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What a refine run took over from its queue: the items whose decision now holds in the
+    run (`carried`, their content unchanged since the decision), those decided on content that
+    has changed since (`second_look`: flagged ``changed_since_decision`` in the queue, left in
+    review), and decided rows that fail the checks (`refused`, ``"<id>: <why>"``)."""
+
+    carried: tuple[str, ...] = ()
+    second_look: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {k: list(v) for k, v in asdict(self).items()}
+
+
+def carry_decisions(
+    queue: Path,
+    outcomes: Sequence[Outcome],
+    rows: Sequence[dict[str, Any]],
+    engine: Callable[[], FeedbackEngine],
+) -> tuple[list[Outcome], list[dict[str, Any]], Carried]:
+    """The run's outcomes and refined rows with every valid decision of `queue` applied, as
+    `apply_review` applies it: a later run of the split keeps what people decided.
+
+    Only a decision on the item's current content is carried (the queue's merge flags the
+    others `changed_since_decision`); `skip` carries nothing. `engine` is called only when some
+    decision is to be carried (it starts the provers that check the decided FOL).
+    """
+    if not queue.exists():
+        return list(outcomes), list(rows), Carried()
+    lines = read_queue_lines(queue)
+    by_id = {o.id: o for o in outcomes}
+    decided = [
+        e for e in lines if e.item.decision.strip() and e.item.decision.strip() != Decision.SKIP
+    ]
+    current = [e for e in decided if e.item.id in by_id]
+    same = [e for e in current if not _changed_since(e.item, by_id[e.item.id])]
+    second = tuple(e.item.id for e in current if e not in same)
+    if not same:
+        return list(outcomes), list(rows), Carried(second_look=second)
+    problems, valid = check_queue(same, engine())
+    stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    changed: dict[str, Outcome] = {}
+    for entry in same:
+        row = entry.item
+        if row.id not in valid:
+            continue
+        resolution, feedback = valid[row.id]
+        outcome, _ = _reviewed(
+            by_id[row.id], row, resolution, feedback, row.reviewer.strip(), stamp
+        )
+        # the decision's own time, where the reviewer's tool recorded it
+        changed[row.id] = outcome.replace(reviewed_at=row.decided_at.strip() or stamp)
+    new_rows = []
+    for refined in rows:
+        refined = dict(refined)
+        if refined.get("id") in changed:
+            _apply_row(refined, changed[refined["id"]])
+        new_rows.append(refined)
+    carried = Carried(
+        carried=tuple(changed),
+        second_look=second,
+        refused=tuple(f"{p.item_id}: {p.message}" for p in problems),
+    )
+    return [changed.get(o.id, o) for o in outcomes], new_rows, carried
+
+
+def missing_decisions(run: runs.Run) -> list[str]:
+    """The items whose decision the run's review queue holds, on the content the run has, that
+    the run does not carry (not `reviewed` with that decision): what publishing it would undo.
+    The queue is the one the run wrote (its settings' `review_path`); none, none missing."""
+    path = Path(str(run.meta.get("settings", {}).get("review_path") or ""))
+    if not path.name or not path.is_file():
+        return []
+    by_id = {o.id: o for o in run.outcomes}
+    missing = []
+    for entry in read_queue_lines(path):
+        decision = entry.item.decision.strip()
+        outcome = by_id.get(entry.item.id)
+        if not decision or decision == Decision.SKIP or outcome is None:
+            continue
+        if _changed_since(entry.item, outcome):
+            continue  # decided on other content: the queue flags it for a second look
+        if outcome.status is not Status.REVIEWED or outcome.review_decision != decision:
+            missing.append(outcome.id)
+    return missing
+
+
+def _changed_since(row: QueueRow, outcome: Outcome) -> bool:
+    """Whether the item changed since its row was decided (the merge flags such a row with the
+    new content, and a reviewer clears the flag after looking again)."""
+    return row.content_hash != outcome.content_hash or CHANGED_SINCE_DECISION in flag_set(row.flag)
 
 
 def _reviewed(

@@ -91,6 +91,10 @@ class Changes:
     changed: tuple[ItemChange, ...] = ()
     new_conflicts: tuple[str, ...] = ()
     cache: CacheReuse | None = None
+    #: items whose review decision the run carried over from the queue (content unchanged)
+    carried: tuple[str, ...] = ()
+    #: items decided on content that has changed since: the queue flags them for a second look
+    second_look: tuple[str, ...] = ()
 
     @property
     def first_run(self) -> bool:
@@ -115,7 +119,7 @@ class Changes:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form (changes.json, the flow summary)."""
         data = asdict(self)
-        for name in ("added", "removed", "changed", "new_conflicts"):
+        for name in ("added", "removed", "changed", "new_conflicts", "carried", "second_look"):
             data[name] = list(data[name])  # JSON's shape, whether or not it went through JSON
         data["cache"] = {**asdict(self.cache), "share": self.cache.share} if self.cache else None
         data["first_run"] = self.first_run
@@ -148,6 +152,15 @@ class Changes:
                 f"Verdicts from cache: {self.cache.hits}/{self.cache.items} items "
                 f"({self.cache.share:.0%}).",
             ]
+        if self.carried or self.second_look:
+            lines += [
+                "",
+                f"Review decisions carried over from the queue: {len(self.carried)}; decided on "
+                f"content that changed since, for a second look: {len(self.second_look)}.",
+            ]
+        lines += _section(
+            "Decided on content that changed since (flagged in the queue)", self.second_look
+        )
         lines += _section("New conflicts (need review, not known before)", self.new_conflicts)
         lines += _section("Added", self.added)
         lines += _section("Removed", self.removed)

@@ -245,6 +245,11 @@ def incomplete_reason(folder: Path) -> str | None:
     return None
 
 
+def load_meta(folder: Path) -> dict[str, Any]:
+    """A run folder's `run.json` (a staged one too)."""
+    return dict(json.loads((folder / RUN_FILE).read_text(encoding="utf-8")))
+
+
 def _read_meta(folder: Path) -> dict[str, Any]:
     """run.json, which must be a JSON object naming its run (ValueError otherwise)."""
     meta = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
