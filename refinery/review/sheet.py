@@ -41,7 +41,6 @@ from refinery.review.queue import (
     SCORE_COLUMNS,
     QueueRow,
     flag_set,
-    id_key,
     rank,
     score,
     text,
@@ -291,9 +290,8 @@ def write_queue(
         if merge and target.exists():
             merged, report = _merge(new_rows, _check_rows(read_queue(target)))
         else:
-            merged = sorted(
-                (_finish(r, flag_set(r.flag)) for r in new_rows), key=lambda r: id_key(r.id)
-            )
+            # worst first from the first run, as every merge ranks it
+            merged = sorted((_finish(r, flag_set(r.flag)) for r in new_rows), key=rank)
             report = MergeReport(added=len(merged))
         _write_csv(target, merged)
     return report

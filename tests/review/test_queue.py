@@ -314,3 +314,17 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
         write_queue(path, queue_rows([outcome(1), outcome(2)]))
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["queue.csv", "queue.csv.lock"]
+
+
+def test_the_first_queue_is_ranked_worst_first_as_every_merge_ranks_it(tmp_path: Path) -> None:
+    path = tmp_path / "review.csv"
+    outcomes = [
+        queue_outcome(1, label_score=0.9, nl_mismatch_score=0.1),
+        queue_outcome(2, label_score=0.2, nl_mismatch_score=0.0),
+        queue_outcome(3, label_score=0.9, nl_mismatch_score=0.6),
+    ]
+    write_queue(path, queue_rows(outcomes))
+    first = [r.id.rsplit("/", 1)[1] for r in read_queue(path)]
+    assert first == ["2", "3", "1"]
+    write_queue(path, queue_rows(outcomes))  # a re-run merges: the same order
+    assert [r.id.rsplit("/", 1)[1] for r in read_queue(path)] == first
