@@ -71,8 +71,11 @@ WATCHDOG_GRACE = 1.0
 MAX_MODEL_SIZE = 8
 """The largest domain size `find_model` tries below the size of Z3's own model."""
 
-SIZE_TRY_SECONDS = 0.25
-"""How long `find_model` tries one domain size before keeping the model it has."""
+SIZE_TRY_RLIMIT = 2_000_000
+"""How much work (Z3's deterministic resource units; about a second here, at 2–3 million a
+second) `find_model` spends on one domain size, or on one check of `_sparse_model`, before
+keeping the model it has. A count of work, not of time, so a busy machine finds the same
+countermodel as a quiet one; the search's own deadline stays as a backstop."""
 
 _MAX_SPARSE_ATOMS = 2000  # past this many ground atoms a model is shown as Z3 found it
 
@@ -208,7 +211,7 @@ class Z3Prover:
         """A small model of the axioms and the negated conjecture, as a `Countermodel`.
 
         Z3 first finds any model; then domain sizes 1, 2, … below its size are tried in turn
-        (a cardinality axiom over fresh elements, each try capped at `SIZE_TRY_SECONDS`: forcing
+        (a cardinality axiom over fresh elements, each try capped at `SIZE_TRY_RLIMIT`: forcing
         many named individuals into fewer elements is a pigeonhole problem, hard for any
         solver), and the first satisfiable size gives the model; else Z3's own size stands. The
         model is made sparse (`_sparse_model`) before it is read. THEOREM / UNSATISFIABLE when
@@ -252,18 +255,20 @@ class Z3Prover:
         rlimit: int | None,
         conjecture: bool,
     ) -> tuple[Countermodel | None, _Outcome]:
-        """A sparse model with at most `size` elements, tried for at most `SIZE_TRY_SECONDS`."""
+        """A sparse model with at most `size` elements, tried for at most `SIZE_TRY_RLIMIT`."""
         solver.push()
         try:
             elements, bound = _at_most(translator, size)
             solver.add(bound)
-            cap = min(deadline, time.perf_counter() + SIZE_TRY_SECONDS)
-            step = _run(solver, _left(solver, cap), rlimit, conjecture=conjecture)
+            tries = min(rlimit or SIZE_TRY_RLIMIT, SIZE_TRY_RLIMIT)
+            solver.set("rlimit", tries)
+            step = _run(solver, _left(solver, deadline), tries, conjecture=conjecture)
             if step.status not in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE):
                 return None, step
             sparse = _sparse_model(solver, translator, elements, deadline)
             return _countermodel(sparse, translator), step
         finally:
+            solver.set("rlimit", rlimit or 0)  # 0: no limit, as the search started
             solver.pop()
 
     def _verdict(self, outcome: _Outcome, elapsed: float, version: str) -> Verdict:
