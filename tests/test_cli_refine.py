@@ -67,6 +67,23 @@ def test_a_missing_source_fails_with_one_line_before_anything_is_imported(tmp_pa
         assert imported == []  # failed before Prefect, great-expectations or pandas
 
 
+def test_an_out_folder_that_holds_files_is_refused_before_prefect_starts(tmp_path: Path) -> None:
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine", encoding="utf-8")
+    code, out, err, imported = probe(
+        "refine", str(SAMPLE), "--out", str(busy), cwd=tmp_path, env={}
+    )
+    lines = [line for line in err.splitlines() if not line.startswith("IMPORTED ")]
+    assert (code, out) == (2, "") and "Traceback" not in err
+    assert lines == [
+        f"refinery: error: {busy} already exists and is not an empty folder; refusing to write "
+        "a run into it"
+    ]
+    assert "prefect" not in imported
+    assert (busy / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
 def test_the_llm_critic_is_opt_in_and_never_silently_the_embedded_model(tmp_path: Path) -> None:
     env = {"OPENAI_BASE_URL": ""}
     proc = run("refine", str(SAMPLE), "--agents", "rules,llm", cwd=tmp_path, env=env)

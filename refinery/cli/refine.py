@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from refinery import config
@@ -35,6 +36,10 @@ def run(args: Args) -> int:
     check_llm_choice(settings.agents, settings.llm)
     if args.no_prefect and settings.runner().distributed:
         raise ConfigError("--no-prefect runs on this machine; --task-runner dask|ray needs Prefect")
+    if settings.out_dir:  # every check that needs no data comes before Prefect starts
+        from refinery.runs import check_free
+
+        check_free(Path(settings.out_dir))
     console = Console(stderr=True)
     if "llm" in settings.agents and settings.llm == EMBEDDED:
         console.print(f"[yellow]note: {EMBEDDED_NOTE}[/]")
@@ -65,6 +70,8 @@ def _here(settings: Any, console: Any, quiet: bool) -> tuple[dict[str, Any], str
 
 
 def _flow(settings: Any, console: Any, quiet: bool) -> tuple[dict[str, Any], str | None]:
+    if not quiet:  # Prefect takes seconds to start: say so first
+        console.print(f"refine {settings.source}: starting Prefect (a few seconds) …")
     config.prefect_environment()
     from flows.refine import refine_flow
     from flows.server import temporary_api
