@@ -7,13 +7,13 @@ machine's pool, or story batches on a cluster, flows.cluster) and on the run-lev
 refinery.runs.changes makes.
 
 After the outputs are written, the run is compared with the previous run of its split
-(refinery.runs.changes): changes.md / changes.json in the run folder and a `refine-changes` artifact.
+(refinery.runs.changes): changes.md / changes.json in the run folder and a `refine-changes-<dataset>-<split>` artifact.
 The run folder is built aside and renamed into place by the `finish-run` task once the report
 and the changes are in it (refinery.pipeline), so a run that dies half-way leaves no run folder.
 With `settings.fail_on_new_conflicts` (scheduled deployments), new conflicts end the run in a
 Failed state: the flow *returns* `Failed(message=..., data=summary)` rather than raising, so the
 server shows a plain Failed run with the reason as its state message (no traceback), and the
-summary stays readable from the state; a `refine-new-conflicts` artifact says why.
+summary stays readable from the state; a `refine-new-conflicts-<dataset>-<split>` artifact says why.
 """
 
 from __future__ import annotations
@@ -103,9 +103,9 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
     publish_artifacts_task(finished.outcomes, finished.report["markdown"])
     assert finished.changes is not None  # the flow always compares with the previous run
     failure = finished.failure()
-    publish_changes_task(finished.changes, failure)
+    publish_changes_task(finished.changes, failure, finished.outcomes)
     summary = finished.summary()
-    # one line for the flow's log; the summary itself is the `refine-outcomes` artifact (and
+    # one line for the flow's log; the summary itself is the `refine-outcomes-<dataset>-<split>` artifact (and
     # what `refinery refine` prints once)
     get_run_logger().info(pipeline.headline(summary))
     if failure:

@@ -98,7 +98,7 @@ def test_a_new_conflict_fails_the_run_with_an_artifact(
     # verdicts are cached by problem, and 104 asks 101's questions: only its outcome is fresh
     assert changes["cache"]["hits"] == changes["cache"]["items"] == 19
     assert summary["counts"]["needs_review"] == 5
-    artifact = Artifact.get("refine-new-conflicts")
+    artifact = Artifact.get("refine-new-conflicts-folio-sample-all")
     assert artifact is not None and artifact.flow_run_id == state.state_details.flow_run_id
     assert "folio-sample/all/104" in str(artifact.data)
     assert (two_runs["split"] / "20260103-030000" / "changes.md").is_file()
