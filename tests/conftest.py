@@ -11,7 +11,10 @@ clear message when it is absent (e.g. in a bare clone).
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +24,12 @@ REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
 # read once, at collection: some tests clear VAMPIRE_PATH to control which binary is found
 VAMPIRE = Path(os.environ.get("VAMPIRE_PATH") or REPO.parent / "shared" / "bin" / "vampire")
+# The suite's flow runs never reach a user's Prefect: not the server `prefect server start`
+# serves from the project's PREFECT_HOME (which `make` exports), nor one PREFECT_API_URL names.
+_PREFECT_HOME = tempfile.mkdtemp(prefix="refinery-tests-prefect-")
+os.environ["PREFECT_HOME"] = _PREFECT_HOME
+os.environ.pop("PREFECT_API_URL", None)
+atexit.register(shutil.rmtree, _PREFECT_HOME, True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -77,9 +86,8 @@ def sample_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def prefect_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def prefect_harness() -> Iterator[None]:
     """Prefect's test harness, with the product's Prefect environment (no telemetry)."""
-    os.environ.setdefault("PREFECT_HOME", str(tmp_path_factory.mktemp("prefect")))
     from refinery.config import prefect_environment
 
     prefect_environment()  # also creates PREFECT_HOME: the temporary server needs it
