@@ -44,13 +44,14 @@ def make_item(
     *,
     story_id: int = 1,
     premises: list[str] | None = None,
+    conclusion: str = "c",
 ) -> Item:
     nl = premises if premises is not None else [f"premise {i}" for i in range(len(premises_fol))]
     row = {
         "story_id": story_id,
         "premises": "\n".join(nl),
         "premises-FOL": "\n".join(premises_fol),
-        "conclusion": "c",
+        "conclusion": conclusion,
         "conclusion-FOL": conclusion_fol,
         "label": label,
         "example_id": example_id,
@@ -62,7 +63,7 @@ def make_item(
         example_id=str(example_id),
         premises=tuple(nl),
         premises_fol=tuple(premises_fol),
-        conclusion="c",
+        conclusion=conclusion,
         conclusion_fol=conclusion_fol,
         label=normalize_gold_label(label),
         raw_label=label,

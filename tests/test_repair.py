@@ -55,7 +55,15 @@ def test_unbalanced_parenthesis_is_repaired_and_the_label_kept(checker: Checker)
 
 def test_two_errors_are_repaired_over_two_rounds(checker: Checker) -> None:
     # round 1 balances the parenthesis (progress: now a lint error), round 2 binds the free x
-    item = make_item(1, ["∀x (Dog(x) → Animal(x)", "Dog(rex)"], "∃y (Animal(y)) ∧ Dog(x)", "True")
+    # (with its sentences: the gate reads every edited formula beside its sentence)
+    item = make_item(
+        1,
+        ["∀x (Dog(x) → Animal(x)", "Dog(rex)"],
+        "∃y (Animal(y)) ∧ Dog(x)",
+        "True",
+        premises=["All dogs are animals.", "Rex is a dog."],
+        conclusion="There is an animal, and there is a dog.",
+    )
     out = _run(checker, item)
     assert out.status == "repaired", out.audit
     assert out.rounds == 2

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from refinery.agents.alignment import ISSUE, FindingKind, align_formula
+from refinery.agents.alignment import BLAME, ISSUE, FindingKind, align_formula
 from refinery.agents.models import LLM_SOURCE, Edit, ItemContext
 from refinery.agents.repairs import MEANING_RULES, apply_candidate
 from refinery.agents.repairs.near_names import TAG as NEAR_NAMES
@@ -220,9 +220,11 @@ def multi_line(candidate: Sequence[Edit]) -> str:
 
 
 AMBIGUOUS = "ambiguous: another edit of different meaning also proves the gold label"
-#: An edit is applied on its own only if every formula it changes reads its sentence better than
-#: this after the edit; a meaning-level edit also only where the formula misread its sentence
-#: at least this badly before. Otherwise it proves the gold label but stays a proposal.
+#: A meaning-level edit is applied on its own only where the formula misread its sentence at
+#: least this badly before; and any edit only if every formula it changes reads its sentence
+#: better than `BLAME` after it: a formula the product itself would blame (a plain "or" still
+#: read as ⊕ after a rename) does not say what its sentence says. Otherwise the edit proves the
+#: gold label but stays a proposal.
 CONFIRM = 0.6
 PASSES = "parses, lints clean, consistent, provers agree on the gold label"
 MISREADS = "an edited formula still misreads its sentence: a proposal for review"
@@ -231,7 +233,7 @@ GUESSED = "the rule could not tell which part the sentence means: a proposal for
 
 def unsettled(source: str, candidate: tuple[Edit, ...], before: float, after: float) -> str | None:
     """Why an edit that passes the gate is still only a proposal (None: it settles the item)."""
-    if after >= CONFIRM:
+    if after >= BLAME:
         return MISREADS
     if not of_meaning(source):
         # a form rule marks what its evidence cannot single out (a binder where the sentence
@@ -287,7 +289,7 @@ def read_edits(
     parsed before aligned with its sentence at least as well, and some strictly better. A form
     rule's edit (a parenthesis, a typo, a binder) is not held to that: what it fixes is not
     what the sentence says, and the sentence may be too thin to read (it is still held to
-    `CONFIRM` by `unsettled`).
+    `BLAME` by `unsettled`).
     """
     better = False
     worst_before = worst_after = 0.0
