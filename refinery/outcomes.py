@@ -260,14 +260,21 @@ def outcome_counts(outcomes: Iterable[Outcome]) -> dict[str, int]:
     return {s.value: found[s] for s in Status if s is not Status.REVIEWED or found[s]}
 
 
+#: The summary's row for what the queue holds: the one "needs review" number the queue, the
+#: report and the terminal all give (items in review, and settled ones that misread).
+IN_QUEUE = "in the review queue"
+
+
 def summary_table(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
-    """Outcome counts as table rows, then `needs_review` broken down by reason."""
+    """Outcome counts as table rows, `needs_review` broken down by reason, then how many items
+    the review queue holds (`IN_QUEUE`: settled items whose formulas misread count too)."""
     table = [{"outcome": k, "items": v} for k, v in outcome_counts(outcomes).items()]
     reasons: dict[str, int] = {}
     for o in outcomes:
         if o.status is Status.NEEDS_REVIEW:
             reasons[o.reason.value] = reasons.get(o.reason.value, 0) + 1
     table += [{"outcome": f"needs_review: {r}", "items": n} for r, n in sorted(reasons.items())]
+    table.append({"outcome": IN_QUEUE, "items": sum(o.queued for o in outcomes)})
     return table
 
 

@@ -132,7 +132,7 @@ class Changes:
         if self.first_run:
             return (
                 "first run of this split (no previous run to compare with); "
-                f"{self.needs_review} of {self.items} items need review"
+                f"{self.needs_review} of {self.items} items are in the review queue"
             )
         if self.no_changes:
             return f"no changes since run {self.previous_run_id}"
@@ -225,7 +225,7 @@ def compare(
     Changes
         Ids in this run's item order; removed ids in the previous run's order.
     """
-    needs_review = sum(1 for o in outcomes if o.status is Status.NEEDS_REVIEW)
+    needs_review = sum(o.queued for o in outcomes)  # the queue's count, as everywhere
     if previous is None:
         return Changes(run_id, None, len(outcomes), needs_review, cache=cache)
     old = {o.id: o for o in previous}
