@@ -111,7 +111,14 @@ def _check(args: Args) -> int:
 
     path = args.file or _queue(args)
     lines = read_queue_lines(path)
-    problems, valid = check_queue(lines, _engine(args))
+    tool_rows, run_id = None, ""
+    if args.run:  # the run the queue came from: an edited tool-owned cell is named with its value
+        from refinery import runs
+        from refinery.review.queue import queue_row
+
+        run = runs.load_run(args.run)
+        tool_rows, run_id = {o.id: queue_row(o) for o in run.outcomes}, run.run_id
+    problems, valid = check_queue(lines, _engine(args), tool_rows=tool_rows, run_id=run_id)
     for problem in problems:
         print(problem.render(str(path)))
     decided = sum(1 for entry in lines if entry.item.decision.strip())
@@ -238,7 +245,15 @@ command = Group(
             provers=True,
         ),
         _subcommand(
-            "check", _check, click.argument("file", required=False, type=PATH), provers=True
+            "check",
+            _check,
+            click.argument("file", required=False, type=PATH),
+            option(
+                "--run",
+                type=PATH,
+                help="the run folder the queue came from: an edited tool-owned cell is named",
+            ),
+            provers=True,
         ),
         _subcommand(
             "apply",

@@ -245,7 +245,7 @@ def edited_tool_cells(row: QueueRow, tool: QueueRow | None, run_id: str = "") ->
             return []  # an older queue without row_hash: nothing to compare it with
         return [
             "tool-owned cells were edited since the tool wrote this row (its row_hash does not "
-            f"match); {_YOURS}; `review apply` names the column"
+            f"match); {_YOURS}; `review check --run RUN` or `review apply` names the column"
         ]
     where = f" (as run {run_id} has it)" if run_id else ""
     was = tool.cells()

@@ -105,7 +105,7 @@ def test_apply_refuses_edited_tool_owned_cells_naming_row_column_and_old_value(
     out = capsys.readouterr().out.splitlines()
     generic = (
         "tool-owned cells were edited since the tool wrote this row (its row_hash does not "
-        f"match); {YOURS}; `review apply` names the column"
+        f"match); {YOURS}; `review check --run RUN` or `review apply` names the column"
     )
     ordered = sorted((ID_203, ID_1201, ID_1301), key=lines.__getitem__)
     assert len(out) == 4 and out[3] == f"{queue}: 4 rows, 3 decided, 0 valid, 3 with problems"
@@ -115,6 +115,13 @@ def test_apply_refuses_edited_tool_owned_cells_naming_row_column_and_old_value(
             rf"{re.escape(item_id)}: {re.escape(generic)}",
             line,
         ), line
+
+    # given the run, `review check` names each column and what the run has, as apply does
+    assert main(["review", "check", str(queue), "--provers", "z3", "--run", str(run)]) == 1
+    named = capsys.readouterr().out.splitlines()
+    assert [line.split(": ", 3)[-1] for line in named[:3]] == [
+        p.message for p in sorted(refused.value.problems, key=lambda p: p.row)
+    ]
 
     # the same decisions on the tool's own cells apply, and change exactly what they decide
     for item_id in (ID_203, ID_1201, ID_1301):
