@@ -5,7 +5,7 @@ suggested labels with the evidence (the premises that prove the provers' label, 
 countermodel), the critique and the proposed edit as a diff. Keys:
 
     a  accept the proposal          k  keep the original         e  edit a FOL line
-    l  set the label                n  add a note                w  save the edited draft
+    l  set the label                n  add a note                w  write the draft as the decision
     s  skip (decide to leave it)    j  next item, no decision    b  back to the previous item
     q  quit                         ?  this help and the guidelines
 
@@ -337,7 +337,7 @@ class ReviewSession:
             w("Your saved FOL (the draft starts from it):")
             for line in _diff(fol, draft.fol):
                 w(f"  {line}")
-        w("[a]ccept [k]eep [e]dit [l]abel [n]ote [w]rite draft [s]kip [j]next [b]ack [q]uit [?]")
+        w("[a]ccept [k]eep [e]dit [l]abel [n]ote [w]rite decision [s]kip [j]next [b]ack [q]uit [?]")
 
 
 def _diff(before: list[str], after: list[str]) -> list[str]:
