@@ -318,3 +318,55 @@ def test_hostile_strings_render_as_text_and_run_nothing(
     assert page.evaluate("() => window.__pwned") is None
     assert page.problems == []
     assert page.text_content("#decided-note") == row.note  # shown as text
+
+
+#: A long premise, as FOLIO writes some: one line, far wider than any window.
+LONG_PREMISE = "∀x (" + " ∧ ".join(f"Feature{i}(x)" for i in range(40)) + " → Dog(x))"
+
+
+def _cut_off(page: Any) -> list[int]:
+    """The formula boxes whose text overflows them (hidden on the right or below)."""
+    return list(
+        page.evaluate(
+            """() => [...document.querySelectorAll(".fol-input")]
+                .map((b, i) => [i, b.scrollWidth > b.clientWidth + 1
+                                    || b.scrollHeight > b.clientHeight + 2])
+                .filter(([, cut]) => cut).map(([i]) => i)"""
+        )
+    )
+
+
+@pytest.mark.parametrize("width", [1000, 1400])
+def test_no_formula_is_cut_off_at_any_width(
+    browser: Any, serve: Any, tmp_path: Path, width: int
+) -> None:
+    queue = tmp_path / "long.csv"
+    row = QueueRow.from_cells(
+        {
+            "id": "folio-v2/validation/1",
+            "reason": "label_mismatch",
+            "nl_premises": "Every animal with these forty features is a dog.\nRex is a dog.",
+            "original_fol": f"{LONG_PREMISE}\nDog(rex)\nDog(rex)",
+            "conclusion": "Rex is a dog.",
+            "gold_label": "True",
+        }
+    )
+    write_rows(queue, [row])
+    page = open_page(browser, serve(queue).url)
+    page.set_viewport_size({"width": width, "height": 900})
+    on_item(page, "folio-v2/validation/1")
+    boxes = page.locator(".fol-input")
+    assert boxes.nth(0).input_value() == LONG_PREMISE  # the whole formula, on several lines
+    assert _cut_off(page) == []
+    height = boxes.nth(0).evaluate("b => b.clientHeight")
+    assert height > 2 * boxes.nth(1).evaluate("b => b.clientHeight")
+    # an edit keeps it whole; Enter adds no line break (a formula is one line)
+    boxes.nth(1).click()
+    page.keyboard.press("End")
+    page.keyboard.press("Enter")
+    page.keyboard.type(" ∧ " + " ∧ ".join(f"Bark{i}(rex)" for i in range(30)))
+    assert "\n" not in boxes.nth(1).input_value()
+    assert _cut_off(page) == []
+    if SCREENSHOT:
+        page.screenshot(path=SCREENSHOT.replace(".png", f"-{width}.png"), full_page=True)
+    assert page.problems == []

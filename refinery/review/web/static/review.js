@@ -285,7 +285,24 @@
   for (const button of document.querySelectorAll("nav.actions button")) {
     button.addEventListener("click", () => actions[button.dataset.key]());
   }
-  for (const box of boxes) box.addEventListener("input", scheduleCheck);
+  // each box wraps and grows to show its whole formula; a formula is one line, so Enter adds
+  // no line break (Ctrl+Enter saves) and a pasted one is joined
+  function fit(box) {
+    box.style.height = "auto";
+    box.style.height = box.scrollHeight + 2 + "px";
+  }
+  for (const box of boxes) {
+    box.addEventListener("input", () => {
+      if (/[\r\n]/.test(box.value)) box.value = box.value.replace(/\s*[\r\n]+\s*/g, " ");
+      fit(box);
+      scheduleCheck();
+    });
+    box.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !(event.ctrlKey || event.metaKey)) event.preventDefault();
+    });
+    fit(box);
+  }
+  window.addEventListener("resize", () => boxes.forEach(fit));
   window.addEventListener("beforeunload", (event) => {
     if (dirty() && !leaving) event.preventDefault();
   });
