@@ -263,8 +263,8 @@ def test_applied_and_proposed_edits_are_counted_apart(tmp_path: Path) -> None:
     page = paths["html"].read_text(encoding="utf-8")
     assert "Applied FOL edits (2)</h2>" in page
     assert "Proposed FOL edits, not applied (1)</h2>" in page
-    applied_html = _section(page, '<table class="sortable" id="applied-table">', "</table>")
-    proposed_html = _section(page, '<table class="sortable" id="proposed-table">', "</table>")
+    applied_html = _section(page, '<table class="sortable wide" id="applied-table">', "</table>")
+    proposed_html = _section(page, '<table class="sortable wide" id="proposed-table">', "</table>")
     assert applied_html.count("<tr>") == 3 and proposed_html.count("<tr>") == 2  # + header
     assert "<del>∃</del><ins>∀</ins>x P(x)" in proposed_html
     # the counts per item in the all-items table agree
@@ -281,7 +281,7 @@ def test_every_queued_item_appears_with_its_nl_fol_and_why(md: str, page: str) -
     assert {o.id for o in queued} == {"f/3", "f/4", "f/5", "f/10"}  # f/5 is verified: misread
     links = anchors(o.id for o in OUTCOMES)
     queue_md = _section(md, "Review queue (4 items)\n")
-    queue_html = _section(page, '<table class="sortable" id="queue-table">', "</table>")
+    queue_html = _section(page, '<table class="sortable wide" id="queue-table">', "</table>")
     for o in queued:
         anchor = links[o.id]
         assert f"| [{o.id}](#{anchor}) | {o.status.value} | {o.reason.value} |" in queue_md
@@ -316,7 +316,7 @@ def test_each_suggested_label_change_with_nl_fol_reason_and_score(md: str, page:
         "| [f/4](#item-f-4) | True | False | 0.20 | provers agree on False; reason: label_mismatch; diagnosed: label_error | proves its negation: premises[0] (z3) | Rex barks. | `Bark(rex)` |",
         "| [f/10](#item-f-10) | False | True | 0.05 | provers agree on True; reason: label_mismatch; diagnosed: label_error | (none) | Rex is silent. | `¬Bark(rex)` |",
     ]
-    table = _section(page, '<table class="sortable" id="label-table">', "</table>")
+    table = _section(page, '<table class="sortable wide" id="label-table">', "</table>")
     assert table.count("<tr>") == 3
     assert "<td>0.05</td>" in table and "<td>Rex is silent.</td>" in table
     assert "<td><code>¬Bark(rex)</code></td>" in table
@@ -345,7 +345,7 @@ def test_every_item_link_target_exists_once(md: str, page: str) -> None:
     item_anchors = {f"item-{o.id.replace('/', '-')}" for o in OUTCOMES}
     assert item_anchors <= set(parser.ids)
     # the all-items table links every item
-    table = _section(page, '<table class="sortable" id="outcomes-table">', "</table>")
+    table = _section(page, '<table class="sortable wide" id="outcomes-table">', "</table>")
     assert set(re.findall(r'href="#(item-[\w-]+)"', table)) == item_anchors
     md_ids = re.findall(r'<a id="([\w-]+)"></a>', md)
     assert len(md_ids) == len(set(md_ids)) and item_anchors <= set(md_ids)
@@ -402,7 +402,7 @@ def test_html_is_self_contained_sortable_and_escaped(tmp_path: Path, page: str) 
     assert "All dogs bark." in page and "∀x (Dog(x) → Bark(x))" in page
     # no library, nothing fetched: the page's own script and no external reference
     assert page.count("<script>") == 1 and 'src="http' not in page and "<link" not in page
-    assert 'class="sortable" id="outcomes-table"' in page and 'class="filter"' in page
+    assert 'class="sortable wide" id="outcomes-table"' in page and 'class="filter"' in page
     nasty = dict(EDITS[0], nl="<script>alert(1)</script>", after="P(a) & <b>")
     outcome = OUTCOMES[0].replace(id="f/2", premises=("<img src=x onerror=alert(1)>",))
     paths = write_report(tmp_path, outcomes=[outcome], edits=[nasty], validations={}, meta={})

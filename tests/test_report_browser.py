@@ -189,3 +189,49 @@ def test_the_filter_box_hides_rows_without_its_words(page: Any, folio_run: Folio
 
     box.fill("")
     assert len(_column(page, "outcomes-table", "item")) == total
+
+
+def test_a_report_of_many_items_opens_folded_and_pages_its_tables(
+    browser: Any, tmp_path: Path
+) -> None:
+    """1,200 items, as a full FOLIO split: tables show 250 rows at a time, items are folded."""
+    import time
+
+    from playwright.sync_api import expect
+
+    from refinery.report import write_report
+
+    from fakes import queue_outcome
+
+    outcomes = [queue_outcome(i) for i in range(1200)]
+    paths = write_report(tmp_path, outcomes=outcomes, edits=[], validations={}, meta={})
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    started = time.perf_counter()
+    page.goto(paths["html"].as_uri())
+    size = paths["html"].stat().st_size
+    print(
+        f"report of 1200 items ({size / 1e6:.1f} MB): loaded in {time.perf_counter() - started:.2f} s"
+    )
+
+    pager = page.locator("#outcomes p.pager")
+    expect(pager).to_have_text("rows 1–250 of 1200 next ›")
+    on_page = "t => [...t.tBodies[0].rows].filter(r => r.offsetParent !== null).length"
+    assert page.locator("#outcomes-table").evaluate(on_page) == 250
+    pager.get_by_role("button", name="next ›").click()
+    expect(pager).to_contain_text("rows 251–500 of 1200")
+    # the filter searches every row, then pages what it keeps
+    page.fill('input.filter[data-for="outcomes-table"]', "validation/1199")
+    expect(pager).to_have_text("rows 1–1 of 1 ")
+    link = page.locator("#outcomes-table").get_by_role("link", name="folio-v2/validation/1199")
+    # every item is folded until a link leads to it
+    assert page.locator("details.body[open]").count() == 0
+    link.click()
+    section = page.locator('section.item[data-id="folio-v2/validation/1199"]')
+    expect(section.locator("details.body")).to_have_attribute("open", "")
+    expect(section.locator("td.nl").first).to_be_in_viewport()
+    # no table is wider than the page
+    overflow = page.evaluate("() => document.documentElement.scrollWidth > innerWidth + 1")
+    assert overflow is False
+    context.close()
