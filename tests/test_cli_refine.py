@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import pandas as pd
 import pytest
 from commands import run
 
@@ -162,6 +163,10 @@ def test_check_fail_on_gates_a_ci_job(tmp_path: Path, shared_data: Path) -> None
         c: summary["categories"][c] for c in ("parse_error", "label_mismatch")
     }
     assert all(n > 0 for n in summary["failed_gates"].values())
+    ids = summary["failing_ids"]
+    assert {c: len(v) for c, v in ids.items()} == summary["failed_gates"]
+    rows = {r["id"]: r["category"] for r in pd.read_csv(out / "verdicts.csv").to_dict("records")}
+    assert all(rows[i] == c for c, found in ids.items() for i in found)
     assert "--fail-on: parse_error" in gated.stderr
     # a gate the data passes exits 0; a category that does not exist is a usage error
     passed = run("check", str(validation), "--out", str(out), "--fail-on", "undecided",

@@ -143,6 +143,8 @@ def _json_summary(
         "files": {"parquet": str(table.parquet), "csv": str(table.csv)},
         "written": bool(table.written),
         "failed_gates": failing,
+        # the items behind each failed gate, so a CI log says which to look at
+        "failing_ids": {c: [r.id for r in rows if r.category == c] for c in failing},
     }
 
 

@@ -28,6 +28,8 @@ import csv
 import io
 import json
 import re
+import socket
+import urllib.parse
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -345,6 +347,13 @@ def _load_hub(spec: str, *, dataset: str | None, split: str | None) -> LoadResul
         import datasets as hf_datasets  # lazy: heavy import, only needed for Hub sources
     except ImportError as exc:
         raise DataError(f"{spec}: reading from the Hub needs the `datasets` package") from exc
+    unreachable = _hub_unreachable()
+    if unreachable:  # fail at once: the Hub client would retry for half a minute
+        raise DataError(
+            f"cannot load {repo_id!r} split {hub_split!r}: the Hugging Face Hub cannot be reached "
+            f"({unreachable}). Set HF_HUB_OFFLINE=1 to read it from the local Hugging Face "
+            "cache, or load a local .jsonl/.json/.csv copy instead."
+        )
     try:
         table = hf_datasets.load_dataset(repo_id, split=hub_split)
     except Exception as exc:  # the Hub client raises many unrelated types (offline, gated, ...)
@@ -360,6 +369,22 @@ def _load_hub(spec: str, *, dataset: str | None, split: str | None) -> LoadResul
     return _some_items(
         _collect(enumerate(table, 1), dataset=name, split=split or hub_split, source=spec), spec
     )
+
+
+def _hub_unreachable(timeout: float = 3.0) -> str | None:
+    """Why the Hub's endpoint cannot be reached now, or None (it can; or ``HF_HUB_OFFLINE``
+    asks for the local cache, which needs no network)."""
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return None
+    url = urllib.parse.urlsplit(constants.ENDPOINT)
+    host = url.hostname or "huggingface.co"
+    try:
+        socket.create_connection((host, url.port or 443), timeout=timeout).close()
+    except OSError as err:
+        return f"{host}: {err.strerror or err}"
+    return None
 
 
 # --- rows to items ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from refinery.datasets import folio
 from refinery.datasets.folio import infer_names, load, load_fol_lines
 from refinery.datasets.records import Item, LoadError, split_lines, story_id_from_premises
 from refinery.errors import DataError
@@ -359,7 +360,15 @@ def test_split_lines() -> None:
 # --- the Hugging Face Hub -------------------------------------------------------------------
 
 
-def test_hub_source_goes_through_load_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def hub_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Hub answers (these tests replace `load_dataset`; nothing goes on the network)."""
+    monkeypatch.setattr(folio, "_hub_unreachable", lambda: None)
+
+
+def test_hub_source_goes_through_load_dataset(
+    monkeypatch: pytest.MonkeyPatch, hub_reachable: None
+) -> None:
     datasets = pytest.importorskip("datasets")
     calls: list[tuple[str, str]] = []
     rows = [V2_ROW, {**V2_ROW, "example_id": 71, "label": "Maybe"}]
@@ -392,7 +401,9 @@ def test_hub_source_goes_through_load_dataset(monkeypatch: pytest.MonkeyPatch) -
     assert (other.dataset, other.items[0].id) == ("my-folio", "my-folio/train/70")
 
 
-def test_hub_failure_is_a_clear_data_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hub_failure_is_a_clear_data_error(
+    monkeypatch: pytest.MonkeyPatch, hub_reachable: None
+) -> None:
     datasets = pytest.importorskip("datasets")
 
     def offline(repo_id: str, *, split: str) -> object:
@@ -406,6 +417,27 @@ def test_hub_failure_is_a_clear_data_error(monkeypatch: pytest.MonkeyPatch) -> N
     assert isinstance(info.value.__cause__, ConnectionError)
     with pytest.raises(DataError, match="expected hf:<repo_id>"):
         load("hf:")
+
+
+def test_an_unreachable_hub_fails_at_once_without_retrying(monkeypatch: pytest.MonkeyPatch) -> None:
+    datasets = pytest.importorskip("datasets")
+    from huggingface_hub import constants
+
+    def no_network(address: tuple[str, int], timeout: float) -> object:
+        raise OSError(-2, "Name or service not known")
+
+    def never(*args: object, **kwargs: object) -> object:
+        raise AssertionError("load_dataset must not be called: it retries for half a minute")
+
+    monkeypatch.setattr(folio.socket, "create_connection", no_network)
+    monkeypatch.setattr(datasets, "load_dataset", never)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    with pytest.raises(DataError, match="the Hugging Face Hub cannot be reached") as info:
+        load("hf:yale-nlp/FOLIO:validation")
+    assert "Name or service not known" in str(info.value) and "HF_HUB_OFFLINE=1" in str(info.value)
+    # offline mode reads the local cache: no probe, straight to load_dataset
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    assert folio._hub_unreachable() is None
 
 
 def test_hub_without_datasets_package(monkeypatch: pytest.MonkeyPatch) -> None:
