@@ -336,6 +336,11 @@ def _limitations(repo_id: str, splits: Mapping[str, Any]) -> list[str]:
         "  ```python",
         f'  settled = refined.filter(lambda row: row["status"] in ({_quoted(_CLEAN)}))',
         "  ```",
+        "",
+        "  Settled means the provers reproduce the label (`verified`, `repaired`) or a person "
+        "decided the item (`reviewed`). A reviewer may keep a label the provers do not derive: "
+        "there `prover_label` differs from `label`; keep only what the provers settle with "
+        '`row["status"] != "reviewed" or row["prover_label"] == row["label"]`.',
     ]
     flagged = Counter[str]()
     for s in splits.values():

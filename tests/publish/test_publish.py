@@ -304,6 +304,9 @@ def test_the_card_says_what_each_column_holds_and_what_is_still_open(
     assert 'refined.filter(lambda row: row["status"] in ("verified", "repaired", "reviewed"))' in (
         limits
     )
+    # "settled" says what it covers: a reviewer may keep a label the provers do not derive
+    assert "a person decided the item (`reviewed`)" in limits
+    assert 'row["status"] != "reviewed" or row["prover_label"] == row["label"]' in limits
     changes = _section(card, "The `changes` config")
     assert "One row per changed field" in changes and "8 rows for 8 items" in changes
     assert "`premises-FOL[i]` is premise line i, counted from 0" in changes
