@@ -13,6 +13,7 @@ leaves only that hidden folder, which later runs and `publish` never take for a 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -559,6 +560,21 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     if "changes" in summary:  # refinery.runs.changes.Changes.to_dict()
         lines.append(f"  changes: {summary['changes']['headline']}")
     return "\n".join(lines)
+
+
+def artifact_key(kind: str, outcomes: Sequence[Outcome]) -> str:
+    """`refine-<kind>-<dataset>-<split>`: two schedules of other splits never share an artifact
+    (Prefect keys allow lowercase letters, digits and dashes only).
+
+    >>> from refinery.outcomes import Status
+    >>> one = Outcome(id="folio-v2/validation/1", status=Status.VERIFIED, dataset="folio-v2",
+    ...               split="validation")
+    >>> artifact_key("changes", [one])
+    'refine-changes-folio-v2-validation'
+    """
+    first = outcomes[0] if outcomes else None
+    where = f"{first.dataset}-{first.split}" if first else "empty"
+    return re.sub(r"[^a-z0-9-]+", "-", f"refine-{kind}-{where}".lower()).strip("-")
 
 
 def retry_on_llm_transport(task: Any, task_run: Any, state: Any) -> bool:

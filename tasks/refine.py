@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -116,31 +115,17 @@ def write_report_task(
     return pipeline.write_run_report(outcomes, validations, settings)
 
 
-def artifact_key(kind: str, outcomes: list[Outcome]) -> str:
-    """`refine-<kind>-<dataset>-<split>`: two schedules of other splits never share an artifact
-    (Prefect keys allow lowercase letters, digits and dashes only).
-
-    >>> from refinery.outcomes import Status
-    >>> one = Outcome(id="folio-v2/validation/1", status=Status.VERIFIED, dataset="folio-v2",
-    ...               split="validation")
-    >>> artifact_key("changes", [one])
-    'refine-changes-folio-v2-validation'
-    """
-    first = outcomes[0] if outcomes else None
-    where = f"{first.dataset}-{first.split}" if first else "empty"
-    return re.sub(r"[^a-z0-9-]+", "-", f"refine-{kind}-{where}".lower()).strip("-")
-
-
 @task(name="publish-artifacts")
 def publish_artifacts_task(outcomes: list[Outcome], report_md: str) -> None:
     """Summary table and report as Prefect artifacts, keyed by dataset and split."""
     create_table_artifact(
-        key=artifact_key("outcomes", outcomes),
+        key=pipeline.artifact_key("outcomes", outcomes),
         table=summary_table(outcomes),
         description="Outcome counts",
     )
     create_markdown_artifact(
-        key=artifact_key("report", outcomes), markdown=Path(report_md).read_text(encoding="utf-8")
+        key=pipeline.artifact_key("report", outcomes),
+        markdown=Path(report_md).read_text(encoding="utf-8"),
     )
 
 
@@ -163,13 +148,13 @@ def publish_changes_task(changes: Changes, failure: str | None, outcomes: list[O
     """The change-only report as an artifact, and, when the run fails for it, why (keyed by
     dataset and split, `artifact_key`)."""
     create_markdown_artifact(
-        key=artifact_key("changes", outcomes),
+        key=pipeline.artifact_key("changes", outcomes),
         markdown=changes.markdown(),
         description="Changes since last run",
     )
     if failure:
         create_markdown_artifact(
-            key=artifact_key("new-conflicts", outcomes),
+            key=pipeline.artifact_key("new-conflicts", outcomes),
             markdown=f"# Run {changes.run_id} failed\n\n{failure}\n\n{changes.markdown()}",
             description="Why the run failed",
         )

@@ -43,7 +43,7 @@ from refinery.outputs import atomic_write, atomic_write_text
 from refinery.publish.card import render_card
 from refinery.publish.columns import CHANGES_SCHEMA, features, is_clean, refined_table
 from refinery.publish.origin import find_license, pretty_name
-from refinery.review.apply import missing_decisions
+from refinery.review.sheet import missing_decisions
 from refinery.runs import Run, incomplete_reason
 
 MANIFEST = "publish.json"
@@ -207,7 +207,7 @@ def build(
         The build time (tests pin it).
     allow_missing_decisions
         Publish even when the run's review queue holds decisions the run does not carry
-        (`refinery.review.apply.missing_decisions`); refused otherwise.
+        (`refinery.review.sheet.missing_decisions`); refused otherwise.
 
     Returns
     -------

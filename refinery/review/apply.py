@@ -23,14 +23,8 @@ from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows
 from refinery.report import run_history, write_report
 from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
-from refinery.review.queue import (
-    CHANGED_SINCE_DECISION,
-    Decision,
-    QueueRow,
-    flag_set,
-    queue_row,
-)
-from refinery.review.sheet import read_queue_lines
+from refinery.review.queue import Decision, QueueRow, queue_row
+from refinery.review.sheet import decisions_on, read_queue_lines
 
 
 class ApplyRefused(RefineryError):
@@ -206,14 +200,9 @@ def carry_decisions(
     """
     if not queue.exists():
         return list(outcomes), list(rows), Carried()
-    lines = read_queue_lines(queue)
     by_id = {o.id: o for o in outcomes}
-    decided = [
-        e for e in lines if e.item.decision.strip() and e.item.decision.strip() != Decision.SKIP
-    ]
-    current = [e for e in decided if e.item.id in by_id]
-    same = [e for e in current if not _changed_since(e.item, by_id[e.item.id])]
-    second = tuple(e.item.id for e in current if e not in same)
+    same, since = decisions_on(read_queue_lines(queue), by_id)
+    second = tuple(e.item.id for e in since)
     if not same:
         return list(outcomes), list(rows), Carried(second_look=second)
     problems, valid = check_queue(same, engine())
@@ -241,33 +230,6 @@ def carry_decisions(
         refused=tuple(f"{p.item_id}: {p.message}" for p in problems),
     )
     return [changed.get(o.id, o) for o in outcomes], new_rows, carried
-
-
-def missing_decisions(run: runs.Run) -> list[str]:
-    """The items whose decision the run's review queue holds, on the content the run has, that
-    the run does not carry (not `reviewed` with that decision): what publishing it would undo.
-    The queue is the one the run wrote (its settings' `review_path`); none, none missing."""
-    path = Path(str(run.meta.get("settings", {}).get("review_path") or ""))
-    if not path.name or not path.is_file():
-        return []
-    by_id = {o.id: o for o in run.outcomes}
-    missing = []
-    for entry in read_queue_lines(path):
-        decision = entry.item.decision.strip()
-        outcome = by_id.get(entry.item.id)
-        if not decision or decision == Decision.SKIP or outcome is None:
-            continue
-        if _changed_since(entry.item, outcome):
-            continue  # decided on other content: the queue flags it for a second look
-        if outcome.status is not Status.REVIEWED or outcome.review_decision != decision:
-            missing.append(outcome.id)
-    return missing
-
-
-def _changed_since(row: QueueRow, outcome: Outcome) -> bool:
-    """Whether the item changed since its row was decided (the merge flags such a row with the
-    new content, and a reviewer clears the flag after looking again)."""
-    return row.content_hash != outcome.content_hash or CHANGED_SINCE_DECISION in flag_set(row.flag)
 
 
 def _reviewed(

@@ -15,16 +15,17 @@ import csv
 import io
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from filelock import FileLock, Timeout
 
 from refinery.datasets.records import csv_problem, read_text_file
 from refinery.errors import DataError, RefineryError
+from refinery.outcomes import Outcome, Status
 from refinery.outputs import atomic_write
 from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
@@ -39,12 +40,16 @@ from refinery.review.queue import (
     NOT_IN_LATEST_RUN,
     OPEN,
     SCORE_COLUMNS,
+    Decision,
     QueueRow,
     flag_set,
     rank,
     score,
     text,
 )
+
+if TYPE_CHECKING:
+    from refinery.runs import Run
 
 # csv's default field limit (128 KiB) is below what a spreadsheet or an annotator may write;
 # 2**31 - 1 is the largest a C long takes on every platform.
@@ -452,3 +457,40 @@ def queue_status(rows: Iterable[QueueRow]) -> dict[str, dict[str, int]]:
         for flag in flag_set(row.flag):
             bump("flag", flag)
     return out
+
+
+def decisions_on(
+    lines: Sequence[QueueLine], outcomes: Mapping[str, Outcome]
+) -> tuple[list[QueueLine], list[QueueLine]]:
+    """The rows that decide (anything but `skip`) an item of `outcomes`: those decided on its
+    current content, and those decided on content that has changed since (the merge flags them
+    `changed_since_decision` with the new content; a reviewer clears the flag after looking
+    again)."""
+    current: list[QueueLine] = []
+    changed: list[QueueLine] = []
+    for entry in lines:
+        row, outcome = entry.item, outcomes.get(entry.item.id)
+        if outcome is None or row.decision.strip() in ("", Decision.SKIP):
+            continue
+        since = row.content_hash != outcome.content_hash
+        (changed if since or CHANGED_SINCE_DECISION in flag_set(row.flag) else current).append(
+            entry
+        )
+    return current, changed
+
+
+def missing_decisions(run: Run) -> list[str]:
+    """The items whose decision the run's review queue holds, on the content the run has, that
+    the run does not carry (not `reviewed` with that decision): what publishing it would undo.
+    The queue is the one the run wrote (its settings' `review_path`); none, none missing."""
+    path = Path(str(run.meta.get("settings", {}).get("review_path") or ""))
+    if not path.name or not path.is_file():
+        return []
+    by_id = {o.id: o for o in run.outcomes}
+    current, _ = decisions_on(read_queue_lines(path), by_id)
+    return [
+        e.item.id
+        for e in current
+        if by_id[e.item.id].status is not Status.REVIEWED
+        or by_id[e.item.id].review_decision != e.item.decision.strip()
+    ]

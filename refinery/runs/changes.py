@@ -85,7 +85,7 @@ class Changes:
     run_id: str
     previous_run_id: str | None
     items: int
-    needs_review: int
+    in_queue: int  # the items the review queue holds (settled ones that misread too)
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     changed: tuple[ItemChange, ...] = ()
@@ -132,7 +132,7 @@ class Changes:
         if self.first_run:
             return (
                 "first run of this split (no previous run to compare with); "
-                f"{self.needs_review} of {self.items} items are in the review queue"
+                f"{self.in_queue} of {self.items} items are in the review queue"
             )
         if self.no_changes:
             return f"no changes since run {self.previous_run_id}"
@@ -225,9 +225,9 @@ def compare(
     Changes
         Ids in this run's item order; removed ids in the previous run's order.
     """
-    needs_review = sum(o.queued for o in outcomes)  # the queue's count, as everywhere
+    in_queue = sum(o.queued for o in outcomes)  # the queue's count, as everywhere
     if previous is None:
-        return Changes(run_id, None, len(outcomes), needs_review, cache=cache)
+        return Changes(run_id, None, len(outcomes), in_queue, cache=cache)
     old = {o.id: o for o in previous}
     ids = {o.id for o in outcomes}
     added: list[str] = []
@@ -251,7 +251,7 @@ def compare(
         run_id,
         previous_run_id,
         len(outcomes),
-        needs_review,
+        in_queue,
         added=tuple(added),
         removed=tuple(o.id for o in previous if o.id not in ids),
         changed=tuple(changed),

@@ -105,7 +105,8 @@ def read_sentence(text: str) -> Sentence:
     numbered = {i for i, w in enumerate(words[:-1]) if w == "no" and words[i + 1].isdigit()}
     connective |= numbered
     negations = tuple(i for i, w in enumerate(words) if w in NEGATION_WORDS and i not in connective)
-    universal = tuple(i for i, w in enumerate(words) if w in _UNIVERSAL and i not in numbered)
+    not_whom = numbered | how_often(words)
+    universal = tuple(i for i, w in enumerate(words) if w in _UNIVERSAL and i not in not_whom)
     existential = [i for i, w in enumerate(words) if w in _EXISTENTIAL]
     for i, w in enumerate(words[:-1]):
         nxt = words[i + 1]
@@ -143,6 +144,27 @@ def read_sentence(text: str) -> Sentence:
         iff=" if and only if " in joined,
         unless=" unless " in joined,
     )
+
+
+#: Words after which "every", "each", "all" say how often, not over whom ("every day").
+_TIMES = frozenset(
+    ["day", "days", "week", "weeks", "month", "months", "year", "years", "time", "times"]
+    + ["morning", "evening", "night", "weekend", "summer", "winter", "season", "semester"]
+)
+
+
+def how_often(words: Sequence[str]) -> set[int]:
+    """Positions of the "every", "each" and "all" that say how often ("every day", "all the
+    time"): they quantify over no one.
+
+    >>> sorted(how_often(["mike", "wears", "it", "every", "day", "and", "every", "night"]))
+    [3, 6]
+    """
+    return {
+        i
+        for i, w in enumerate(words)
+        if w in ("every", "each", "all") and not _TIMES.isdisjoint(words[i + 1 : i + 3])
+    }
 
 
 def denials(words: Sequence[str]) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from refinery.agents.models import Edit, ErrorClass, ItemContext, Where
-from refinery.agents.reading.cues import quantifier_cue
+from refinery.agents.reading.cues import how_often, quantifier_cue
 from refinery.agents.reading.words import name_words, tokens
 from refinery.agents.repairs.edits import (
     Candidate,
@@ -345,11 +345,6 @@ def _closings(findings: ItemContext, where: Where, text: str, var: str) -> list[
 #: Pronouns that refer back to a named individual ("Mike … if he wants …"); "it" and "they"
 #: as often stand for a kind ("if the fruit …, it …").
 _PERSONAL_PRONOUNS = frozenset(["he", "him", "his", "himself", "she", "her", "hers", "herself"])
-#: Words after which "every", "each", "all" say how often, not over whom.
-_TIMES = frozenset(
-    ["day", "days", "week", "weeks", "month", "months", "year", "years", "time", "times"]
-    + ["morning", "evening", "night", "weekend", "summer", "winter", "season", "semester"]
-)
 #: Words by which a sentence quantifies ("if" and "when" do not: "Mike … if he …").
 _QUANTIFIER_WORDS = frozenset(
     [
@@ -391,11 +386,8 @@ class _Said:
     def of(cls, sentence: str) -> _Said:
         words = tokens(sentence)
         runs = {"".join(words[i : i + n]) for n in (2, 3) for i in range(len(words))}
-        # "every day", "all the time": how often, not over whom
-        quantifies = any(
-            w in _QUANTIFIER_WORDS and not _TIMES.intersection(words[i + 1 : i + 3])
-            for i, w in enumerate(words)
-        )
+        often = how_often(words)  # "every day", "all the time": not over whom
+        quantifies = any(w in _QUANTIFIER_WORDS and i not in often for i, w in enumerate(words))
         return cls(frozenset(words), frozenset(runs), quantifies)
 
     def names(self, constant: str) -> bool:

@@ -178,3 +178,9 @@ def test_a_quantifier_prefix_names_the_outer_kind_and_subject() -> None:
     s = shape_of(parse("∃x ∀y Loves(x, y)"))
     assert (s.universal, s.existential, s.outer, s.subject) == (1, 1, "∃", "x")
     assert s.predicates == ("Loves",)
+
+
+def test_every_day_says_how_often_and_is_no_universal_cue() -> None:
+    # "Every dog" quantifies over dogs; "every day" over no one
+    assert read_sentence("Every dog barks every day.").universal == (0,)
+    assert read_sentence("Mike wears the same shirt every day.").universal == ()
