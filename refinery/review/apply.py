@@ -206,18 +206,17 @@ def carry_decisions(
     if not same:
         return list(outcomes), list(rows), Carried(second_look=second)
     problems, valid = check_queue(same, engine())
-    stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     changed: dict[str, Outcome] = {}
     for entry in same:
         row = entry.item
         if row.id not in valid:
             continue
         resolution, feedback = valid[row.id]
-        outcome, _ = _reviewed(
-            by_id[row.id], row, resolution, feedback, row.reviewer.strip(), stamp
+        # stamped with the decision's own time (empty where no tool recorded one), never the
+        # run's: the same queue gives the same files on every run
+        changed[row.id], _ = _reviewed(
+            by_id[row.id], row, resolution, feedback, row.reviewer.strip(), row.decided_at.strip()
         )
-        # the decision's own time, where the reviewer's tool recorded it
-        changed[row.id] = outcome.replace(reviewed_at=row.decided_at.strip() or stamp)
     new_rows = []
     for refined in rows:
         refined = dict(refined)

@@ -176,3 +176,17 @@ def test_a_decision_that_fails_its_checks_is_refused_and_never_half_applied(
         "refused": [],
     }
     assert started == [True]
+    # a decision no tool stamped carries the same way on every run: nothing depends on the clock
+    write_rows(
+        queue,
+        [
+            r.replace(decision="relabel", final_label="Uncertain", note="no bird here flies")
+            if r.id == ID_1201
+            else r
+            for r in rows
+        ],
+    )
+    first = carry_decisions(queue, run.outcomes, run.refined_rows(), engine)
+    again = carry_decisions(queue, run.outcomes, run.refined_rows(), engine)
+    assert first[2].carried == (ID_1201,) and first == again
+    assert {o.id: o.reviewed_at for o in first[0]}[ID_1201] == ""
