@@ -579,9 +579,11 @@ def test_a_name_drift_a_rename_refuted_no_longer_blames_the_fol(checker: Checker
         ([("premises[1]", "ScienceFiction(dune)")], "False")
     ]
     assert out.status == Status.NEEDS_REVIEW and out.final_category == "label_mismatch"
-    # the drift is still there: the FOL, not the label, is blamed
+    # the drift is still there: no label is suggested from the FOL as it stands
     assert out.label_score < BLAME and not out.is_label_issue and out.suggested_label == ""
-    assert out.cause == "vocabulary"
+    # but re-proved spelled one way, it proves False: the drift does not block the gold label
+    assert out.cause == "label"
+    assert "spelled one way" in out.cause_evidence and "proves False" in out.cause_evidence
     # the drift is still reported, only not blamed for the label
     assert any("name_drift (0.60)" in f for f in out.findings)
 

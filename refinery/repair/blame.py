@@ -17,7 +17,24 @@ suggested only where nothing in the FOL explains the conflict (`blame`):
   saw, fails the proof as well), and a conclusion that shares no symbol with any premise was
   never checked at all.
 
-Every queued item gets a `Cause` and one line of evidence saying why.
+A conclusion the provers decide from no premise at all (every core empty) is read alone: no
+defect of a premise bears on it.
+
+Every queued item gets a `Cause` and one line of evidence saying why. A defect found is not
+always what blocks the gold label, so where a `Retest` is given the cause is read again from
+the FOL with the defect mended (`refinery.repair.retest`), the mended FOL never applied:
+
+- a drifted name written as the premises write it (or spelled one way) that proves the gold
+  label confirms the drift; one that leaves FOL reading right and proving another label, or
+  leaving open a gold label that rests on a converse, makes the label the cause;
+- a conclusion relation no premise uses that, written as a premise relates the same thing in
+  the same place (`From(x, watershed)` beside `In(x, watershed)`), proves the gold label is
+  vocabulary;
+- a gold True or False the FOL leaves open, where reading one conditional premise both ways
+  ("if" as "if and only if", a converse its sentence does not state) proves it, rests on
+  affirming the consequent or denying the antecedent: the label.
+
+None of these suggests a label: only a proof from the FOL as it stands does.
 """
 
 from __future__ import annotations
@@ -32,9 +49,11 @@ from refinery.agents.critique import deciding
 from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.words import content, name_words, same_word, tokens
 from refinery.labels import Label
-from refinery.logic.analysis import occurrences
+from refinery.logic.analysis import occurrences, subformulas
 from refinery.logic.parse import parses
+from refinery.logic.syntax import Const, Formula, Pred
 from refinery.outcomes import Cause, Reason
+from refinery.repair.retest import Retest
 
 #: Findings about names rather than a formula's shape.
 _NAMING = frozenset(
@@ -76,11 +95,13 @@ def blame(
     *,
     proposals: Sequence[tuple[str, str]] = (),
     lint_kinds: Iterable[str] = (),
+    retest: Retest | None = None,
 ) -> Blame:
     """The cause of an item in review for `reason`, read from its final FOL (`context`).
 
     `proposals` are the (where, error class) of the edits the loop proposes but could not
-    confirm, in the order applied; `lint_kinds` the kinds of the lint errors that stopped it.
+    confirm, in the order applied; `lint_kinds` the kinds of the lint errors that stopped it;
+    `retest` re-proves a mended FOL (none: the causes are read from `context` alone).
     """
     if reason in _REASON_CAUSES:
         return Blame(_REASON_CAUSES[reason], _REASON_TEXT.get(reason, reason.value))
@@ -98,7 +119,7 @@ def blame(
         )
     if reason is not Reason.LABEL_MISMATCH:
         return Blame(Cause.NONE, _UNNAMED.get(reason, ""))
-    return _mismatch(context)
+    return _mismatch(context, retest)
 
 
 def _proposal_cause(proposals: Sequence[tuple[str, str]]) -> Cause:
@@ -129,26 +150,52 @@ _REASON_TEXT = {
 }
 
 
-def _mismatch(context: ItemContext) -> Blame:
+def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
     """The cause of a label the provers do not reproduce from well-formed FOL."""
+    if _proved_alone(context):
+        return _tautology(context)
     premises = _symbols(t for w, t in context.fol.items() if w != CONCLUSION)
     conclusion = _symbols([context.fol.get(CONCLUSION, "")])
     for name in sorted(conclusion - premises):
         alike = _alike(name, premises)
         if alike:
+            drift = f"the conclusion's {name} is in no premise, which has {alike}"
+            mended = retest.renamed(context, name, alike) if retest else None
+            # one drift at a time: the mended FOL's own cause (a further drift, a converse)
+            after = _mismatch(mended, retest) if mended is not None else None
+            if mended is not None and mended.agreed is context.gold:
+                drift += f"; written {alike}, the FOL proves the gold {_gold(context)}"
+            elif after is not None and after.cause is Cause.LABEL:
+                return Blame(Cause.LABEL, f"{drift}; written {alike}, {after.evidence}")
+            return Blame(Cause.VOCABULARY, drift)
+    spelled = next((f for f in context.alignment if f.kind == FindingKind.NAME_DRIFT), None)
+    if spelled is not None:
+        first, second = spelled.symbols[:2]
+        mended = retest.unified(context, first, second) if retest else None
+        after = _mismatch(mended, retest) if mended is not None else None
+        if mended is not None and mended.agreed is context.gold:
             return Blame(
                 Cause.VOCABULARY,
-                f"the conclusion's {name} is in no premise, which has {alike}",
+                f"{spelled.message}; spelled one way, the FOL proves the gold {_gold(context)}",
             )
-    drift = [f for f in context.alignment if f.kind == FindingKind.NAME_DRIFT]
-    if drift:
-        return Blame(Cause.VOCABULARY, drift[0].message)
+        if after is not None and after.cause is Cause.LABEL:
+            # real, but not what blocks the gold label: the label does
+            return Blame(after.cause, f"{spelled.message}; spelled one way, {after.evidence}")
+        return Blame(Cause.VOCABULARY, spelled.message)
     renamed = _renamed(context, conclusion - premises)
     if renamed:
         return Blame(Cause.VOCABULARY, renamed)
     orphan = _orphan(context)
     if orphan:
         return Blame(Cause.VOCABULARY, orphan)
+    for name, place, other in _same_place(context, conclusion - premises) if retest else ():
+        mended = retest.renamed(context, name, other) if retest else None
+        if mended is not None and mended.agreed is context.gold:
+            return Blame(
+                Cause.VOCABULARY,
+                f"the conclusion's {name} is in no premise, which relate {place} in the same "
+                f"place by {other}; written {other}, the FOL proves the gold {_gold(context)}",
+            )
     wanted = set(deciding(context))
     misread = [f for f in context.alignment if f.where in wanted and f.score >= BLAME]
     for naming, cause in ((False, Cause.STRUCTURE), (True, Cause.VOCABULARY)):
@@ -162,16 +209,50 @@ def _mismatch(context: ItemContext) -> Blame:
         )
     proved = context.agreed in (Label.TRUE, Label.FALSE)
     if not proved:
+        both_ways = retest.converse(context) if retest else ""
+        if both_ways:
+            return Blame(
+                Cause.LABEL,
+                f"the FOL reads as its sentences say and leaves the conclusion open; the gold "
+                f"{_gold(context)} follows only if {both_ways} is read both ways ('if' as 'if "
+                f"and only if'), which its sentence does not say",
+            )
         return Blame(
             Cause.KNOWLEDGE,
             f"the premises prove neither the conclusion nor its negation: a fact the sentences "
-            f"take for granted, or a defect no check names, blocks the gold "
-            f"{context.gold.value if context.gold else 'label'}",
+            f"take for granted, or a defect no check names, blocks the gold {_gold(context)}",
         )
     assert context.agreed is not None
     return Blame(
         Cause.LABEL,
         f"the FOL reads as its sentences say and proves {context.agreed.value}",
+        clean=True,
+    )
+
+
+def _gold(context: ItemContext) -> str:
+    return context.gold.value if context.gold else "label"
+
+
+def _proved_alone(context: ItemContext) -> bool:
+    """Whether every prover proved the agreed label from the conclusion alone (every core of
+    the proof empty): no premise, and so no defect of one, can bear on it."""
+    question = {Label.TRUE: "pos", Label.FALSE: "neg"}.get(context.agreed or Label.UNKNOWN)
+    cores = context.evidence.get("cores", {}) if question else {}
+    return bool(cores) and all(question in per and not per[question] for per in cores.values())
+
+
+def _tautology(context: ItemContext) -> Blame:
+    """The cause where the conclusion alone decides: its own reading, or the label."""
+    assert context.agreed is not None
+    worst = next((f for f in context.alignment if f.where == CONCLUSION and f.score >= BLAME), None)
+    if worst is not None:
+        cause = Cause.VOCABULARY if worst.kind in _NAMING else Cause.STRUCTURE
+        return Blame(cause, f"{worst.where}: {worst.kind.value}: {worst.message}")
+    return Blame(
+        Cause.LABEL,
+        f"the conclusion reads as its sentence says and is {context.agreed.value} whatever the "
+        f"premises say",
         clean=True,
     )
 
@@ -187,13 +268,18 @@ def _symbols(texts: Iterable[str]) -> set[str]:
 
 
 def _alike(name: str, others: Iterable[str]) -> str:
-    """A name among `others` written alike: the same letters in another case, or a content word
-    in common (`WonGame`, `WonAgainst`); "" for none."""
+    """The name among `others` written most alike: the same letters in another case, or the most
+    content words in common (`WonGame`, `WonAgainst`); "" for none."""
     words = _words(name)
-    for other in sorted(others):
-        if other.lower() == name.lower() or words & _words(other):
-            return other
-    return ""
+    same = [other for other in sorted(others) if other.lower() == name.lower()]
+    # the most words in common, then the fewest words of its own (`SoccerPlayer` is
+    # `ProfessionalSoccerPlayer` rather than `NBAPlayer`)
+    shared = sorted(
+        (-len(words & _words(other)), len(_words(other) - words), other)
+        for other in others
+        if words & _words(other)
+    )
+    return (same or [o for *_, o in shared] or [""])[0]
 
 
 def _words(name: str) -> set[str]:
@@ -225,6 +311,33 @@ def _renamed(context: ItemContext, only_conclusion: set[str]) -> str:
                 f"{f.where}'s sentence names the conclusion's {f.symbols[0]}, its formula another"
             )
     return ""
+
+
+def _same_place(context: ItemContext, only_conclusion: set[str]) -> list[tuple[str, str, str]]:
+    """(name, constant, other) where an atom of the conclusion's own predicate `name` has the
+    `constant` in an object place (not the first: every predicate of a thing shares its
+    subject) in which a premise atom of the predicate `other`, of the same arity, has it too:
+    `From(x, crotonRiverWatershed)` beside `In(x, crotonRiverWatershed)`. One relation named two
+    ways, or two relations: only re-proving tells (`_mismatch`)."""
+    parsed = {w: f for w, t in context.fol.items() if (f := parses(t)) is not None}
+    if CONCLUSION not in parsed:
+        return []
+    theirs = [a for w, f in parsed.items() if w != CONCLUSION for a in _atoms(f)]
+    found: list[tuple[str, str, str]] = []
+    for mine in _atoms(parsed[CONCLUSION]):
+        if mine.name not in only_conclusion:
+            continue
+        for other in theirs:
+            if other.name == mine.name or len(other.args) != len(mine.args):
+                continue
+            for a, b in list(zip(mine.args, other.args, strict=True))[1:]:
+                if isinstance(a, Const) and a == b:
+                    found.append((mine.name, a.name, other.name))
+    return list(dict.fromkeys(found))
+
+
+def _atoms(f: Formula) -> list[Pred]:
+    return [g for g in subformulas(f) if isinstance(g, Pred)]
 
 
 def _orphan(context: ItemContext) -> str:

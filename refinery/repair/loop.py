@@ -37,6 +37,7 @@ from refinery.errors import ConfigError
 from refinery.outcomes import Category, Outcome
 from refinery.repair.gate import NOT_REPAIRABLE, Clock, State, better, try_candidates
 from refinery.repair.outcome import build_outcome
+from refinery.repair.retest import Retest
 
 #: The agents a run may use: the rules always, the LLM on top of them.
 AGENTS = ("rules", "llm")
@@ -155,6 +156,7 @@ def repair_item(
         clock,
         reading,
         Alignment(kept.alignment),
+        Retest(final.item, checker, tuple(story_fol)),
     )
 
 

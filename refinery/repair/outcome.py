@@ -22,6 +22,7 @@ from refinery.labels import Label
 from refinery.outcomes import Category, Cause, Outcome, Reason, Status
 from refinery.repair.blame import Blame, blame
 from refinery.repair.gate import Clock, State
+from refinery.repair.retest import Retest
 
 
 def _refuted(rounds: list[dict[str, Any]], gold: Label | None) -> dict[str, set[str]]:
@@ -61,9 +62,11 @@ def build_outcome(
     clock: Clock,
     reading: ItemContext,
     alignment: Alignment,
+    retest: Retest | None = None,
 ) -> Outcome:
     """The item's record. `reading` is the final FOL's findings (the label score reads them);
-    `alignment`, those of the FOL the item keeps."""
+    `alignment`, those of the FOL the item keeps; `retest` re-proves a mended FOL for the
+    cause (`refinery.repair.blame`)."""
     category = row.category
     spent = time.perf_counter() - clock.started
     budget = {"seconds": clock.seconds, "spent": round(spent, 2), "stopped": clock.stopped}
@@ -90,6 +93,7 @@ def build_outcome(
             reading,
             proposals=proposed,
             lint_kinds=[i.kind for i in reading.issues if i.severity == "error"],
+            retest=retest,
         )
         if review or reason is Reason.NL_MISMATCH
         else Blame(Cause.NONE, "")

@@ -77,6 +77,8 @@ class Shape:
     distinct: int = 0  # a ≠ b: "different", "another" — a negation the formula states as ≠
     exists_rules: int = 0  # ∃x (A → B): true of anything that is not an A
     forall_conjunctions: int = 0  # ∀x (A(x) ∧ B(x)): says everything is an A
+    #: ¬(A ∧ B …): the predicate names of each conjunct a ¬ denies together
+    denied_conjunctions: tuple[tuple[frozenset[str], ...], ...] = ()
     outer: str = ""  # the effective kind of the outermost quantifier, "∀" or "∃" ("" if none)
     subject: str = ""  # the variable the outermost quantifier binds: the sentence's subject
 
@@ -102,6 +104,7 @@ def shape_of(formula: Formula) -> Shape:
         distinct=counter.distinct,
         exists_rules=counter.exists_rules,
         forall_conjunctions=counter.forall_conjunctions,
+        denied_conjunctions=tuple(counter.denied_conjunctions),
         outer=_outer(formula),
         subject=_subject(formula),
         negations=counter.negations,
@@ -126,6 +129,7 @@ class _Counter:
     def __init__(self) -> None:
         self.negations = self.universal = self.existential = 0
         self.double_negations = self.exists_rules = self.forall_conjunctions = self.distinct = 0
+        self.denied_conjunctions: list[tuple[frozenset[str], ...]] = []
         self.top = True  # still in the formula's leading quantifier prefix
         self.ands = self.ors = self.negated_ors = self.negative_ors = self.xors = self.iffs = 0
         self.denials = 0  # how many ¬ the walk is under
@@ -152,6 +156,8 @@ class _Counter:
             case Not(body):
                 self.negations += 1
                 self.double_negations += isinstance(body, Not)
+                if isinstance(body, And):
+                    self.denied_conjunctions.append(tuple(_parts(a)[0] for a in body.args))
                 self.denials += 1  # a rule's condition flips polarity, but is not denied
                 self.walk(body, negative=not negative)
                 self.denials -= 1

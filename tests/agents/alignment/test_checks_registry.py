@@ -19,6 +19,7 @@ def test_the_checks_run_in_their_table_order() -> None:
         "implication",
         "negated_condition",
         "negated_side",
+        "negation_scope",
         "argument_order",
         "attitude",
         "word_unsymbolised",

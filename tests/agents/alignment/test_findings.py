@@ -679,3 +679,33 @@ def test_an_attitude_the_formula_keeps_or_an_embedded_question_reads_clean(
 )
 def test_no_with_a_second_negation_cancels_out(fol: str, expected: list[tuple[str, float]]) -> None:
     assert _kinds(fol, "No lipsticks in the set do not have rosewood.") == expected
+
+
+# -- the scope of one negation before an "and" ------------------------------------------------
+
+
+def test_one_negation_before_an_and_written_over_the_whole_and_is_a_weak_extra() -> None:
+    found = _kinds(
+        "¬(Uses(mpa, spa) ∧ NovelWriting(mpa))",
+        "Multivoxel analysis is without statistical pattern analysis and writing a novel.",
+    )
+    assert ("negation_extra", BLAME) in found  # enough to block a suggestion, no more
+
+
+@pytest.mark.parametrize(
+    ("fol", "sentence"),
+    [
+        ("¬(Edible(coke) ∧ Sweet(coke))", "The coke is not both edible and sweet."),
+        (
+            "¬Uses(mpa, spa) ∧ NovelWriting(mpa)",
+            "MPA is without pattern analysis and writing a novel.",
+        ),
+        (
+            "∀x (Spa(x) → ¬(Miserly(x) ∧ NeedToSave(x, income)))",
+            "People who go to the spa are not people who are miserly and need to save income.",
+        ),
+        ("¬(Popular(torch) ∧ Written(torch))", "Torch is not popular and it is not written."),
+    ],
+)
+def test_not_both_a_relative_clause_and_two_negations_read_right(fol: str, sentence: str) -> None:
+    assert not [k for k in _kinds(fol, sentence) if k[0] == "negation_extra" and k[1] == BLAME]

@@ -1,0 +1,50 @@
+"""`negation_extra`, by scope: one "not" before an "and", written as a ¬ over the whole "and".
+
+"X is without statistical pattern analysis and writing a novel" says X is writing a novel; its
+`¬(Uses(x, spa) ∧ NovelWriting(x))` denies only that both hold, and is made true by X not
+writing a novel at all. English leaves "is not A and B" open ("the coke is not edible and
+sweet" may mean "not both"), so the finding blocks a label suggestion (`BLAME`) without
+marking a verified item as misread; "not both", "neither", "it is not the case" and a second
+negation (a "not" for each part) are read right and left alone.
+"""
+
+from __future__ import annotations
+
+from refinery.agents.alignment.checks.common import Story, position
+from refinery.agents.alignment.finding import Finding, FindingKind
+from refinery.agents.alignment.shape import Shape
+from refinery.agents.reading.cues import Sentence
+
+#: The kinds of finding this check reports.
+REPORTS: tuple[FindingKind, ...] = (FindingKind.NEGATION_EXTRA,)
+
+#: Words that make a "not" deny a whole conjunction.
+_WHOLE = frozenset({"both", "neither", "case", "true", "either"})
+#: Words that open a clause the "not" denies as one thing.
+_CLAUSE = frozenset({"who", "that", "which", "whose", "where"})
+
+
+def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
+    """The conjunct a ¬ denies that the sentence states after its one negation and an "and"."""
+    if len(s.negations) != 1 or not f.denied_conjunctions or not _WHOLE.isdisjoint(s.words):
+        return []
+    cue = s.negations[0]
+    after = [a for a in s.ands if a > cue]
+    if not after or not _CLAUSE.isdisjoint(s.words[cue : after[0]]):
+        return []  # "not people who are A and B": the "and" is inside what is denied
+    for conjuncts in f.denied_conjunctions:
+        first, rest = conjuncts[0], [n for c in conjuncts[1:] for n in c]
+        said_first = [p for n in first if (p := position(s, n)) is not None]
+        said_rest = [p for n in rest if (p := position(s, n)) is not None]
+        if said_rest and min(said_rest) > after[0] and all(cue < p < after[0] for p in said_first):
+            return [
+                Finding(
+                    FindingKind.NEGATION_EXTRA,
+                    0.5,
+                    (s.words[cue],),
+                    tuple(rest),
+                    f"{s.words[cue]!r} before an 'and' denies its first part, or each part; "
+                    f"the formula denies only that all hold together ({', '.join(rest)} too)",
+                )
+            ]
+    return []

@@ -1,0 +1,173 @@
+"""Fix and re-prove: what the provers say of an item's FOL once one defect is mended.
+
+A defect found in the FOL of a label mismatch need not be what keeps the gold label out of
+reach. People who read real FOLIO annotations call an item a label error when the gold label
+stays unprovable after the defect is fixed, and a missing fact only when some fact would close
+the proof. `blame` asks `Retest` two such questions:
+
+- `renamed`: the FOL with the conclusion's drifted name written as the premises write it,
+  checked by every prover and read against its sentences again;
+- `converse`: whether the gold label follows once one conditional premise is also read the
+  other way ("if" as "if and only if"). A gold label that needs a converse the sentence does
+  not state rests on affirming the consequent or denying the antecedent: a label error.
+
+Every question goes through the check stage's `Checker` (its cache, its budget, Z3's
+deterministic resource limit), so the answers are the same on a busy machine as on a quiet one.
+The mended FOL only explains a cause: it is never applied and never suggested as a label.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from refinery.addresses import CONCLUSION
+from refinery.agents.critique import item_context
+from refinery.agents.models import ItemContext
+from refinery.agents.reading.cues import read_sentence
+from refinery.agents.reading.words import tokens
+from refinery.agents.repairs.names import rename
+from refinery.check import Checker
+from refinery.datasets.records import Item
+from refinery.labels import Label
+from refinery.logic.analysis import occurrences, var_free_in
+from refinery.logic.parse import parses
+from refinery.logic.printer import to_text
+from refinery.logic.syntax import Forall, Formula, Implies, Not, Pred
+
+#: Words that make a sentence state both directions, or a converse of its own.
+_BOTH_WAYS = frozenset({"only", "iff", "unless", "exactly", "precisely", "just"})
+
+
+@dataclass(frozen=True, slots=True)
+class Retest:
+    """Re-proves `item` with one fix applied, through `checker` (see the module doc)."""
+
+    item: Item
+    checker: Checker
+    story_fol: tuple[str, ...] = ()
+
+    def renamed(self, context: ItemContext, name: str, other: str) -> ItemContext | None:
+        """The reading of `context`'s FOL with the conclusion's `name` written `other`, where
+        both are the same kind of symbol with the same arity; None where they are not."""
+        text = context.fol.get(CONCLUSION, "")
+        mine, theirs = _kinds(text, name), _kinds_in(context, other)
+        shared = sorted(mine & theirs)
+        if len(mine) != 1 or not shared:
+            return None  # a constant against a predicate, or another arity: no plain rename
+        kind, arity = shared[0]
+        fol = dict(context.fol)
+        fol[CONCLUSION] = rename(text, kind, arity, name, other)  # type: ignore[arg-type]
+        # the story's other conclusions spell it as this one did: mended alike, or the old
+        # spelling would still read as a drift beside the new one
+        story = tuple(rename(t, kind, arity, name, other) for t in context.story_fol)  # type: ignore[arg-type]
+        return self.reading(fol, story)
+
+    def unified(self, context: ItemContext, first: str, second: str) -> ItemContext | None:
+        """The reading of `context`'s FOL with `second` written `first` in every formula (and
+        the story's), where both are the same kind of symbol with the same arity."""
+        kinds = {w: _kinds(t, first) | _kinds(t, second) for w, t in context.fol.items()}
+        shared = sorted(set().union(*kinds.values())) if kinds else []
+        if len(shared) != 1:
+            return None  # a constant against a predicate, or two arities: no plain rename
+        kind, arity = shared[0]
+        fol = {
+            w: rename(t, kind, arity, second, first)  # type: ignore[arg-type]
+            for w, t in context.fol.items()
+        }
+        story = tuple(rename(t, kind, arity, second, first) for t in context.story_fol)  # type: ignore[arg-type]
+        return self.reading(fol, story)
+
+    def reading(
+        self, fol: Mapping[str, str], story_fol: tuple[str, ...] | None = None
+    ) -> ItemContext:
+        """The item with `fol`, checked by every prover and read against its sentences (and
+        the story's FOL, `story_fol`, the item's own by default)."""
+        new = self.item.with_formulas(fol)
+        (row,) = self.checker.check_story([new])
+        story = self.story_fol if story_fol is None else story_fol
+        return item_context(new, row, story_fol=story)
+
+    def converse(self, context: ItemContext) -> str:
+        """The premise whose converse, added to the premises, makes the provers agree on the
+        gold label (first Z3 alone, then every prover); "" for none. Only a conditional whose
+        sentence does not state the converse itself is read both ways, and only where the
+        converse makes no claim about a thing its consequent does not mention."""
+        gold = context.gold
+        if gold not in (Label.TRUE, Label.FALSE):
+            return ""
+        screen = dataclasses.replace(
+            self.checker, provers=[p for p in self.checker.provers if p.name == "z3"]
+        )
+        for where, text in context.fol.items():
+            if where == CONCLUSION or _states_both_ways(context.nl.get(where, "")):
+                continue
+            formula = parses(text)
+            back = _converse(formula) if formula is not None else None
+            if back is None:
+                continue
+            extra = to_text(back)
+            if screen.provers and self._label(screen, context, extra) is not gold:
+                continue
+            if self._label(self.checker, context, extra) is gold:
+                return where
+        return ""
+
+    def _label(self, checker: Checker, context: ItemContext, extra: str) -> Label | None:
+        """The label the provers of `checker` agree on with `extra` as one more premise."""
+        base = self.item.with_formulas(context.fol)
+        new = dataclasses.replace(
+            base,
+            premises=(*base.premises, ""),
+            premises_fol=(*base.premises_fol, extra),
+        )
+        labels_only = dataclasses.replace(checker, evidence=False)
+        (row,) = labels_only.check_story([new])
+        return Label(row.label) if row.label else None
+
+
+def _states_both_ways(sentence: str) -> bool:
+    """Whether the sentence says "only (if)", "if and only if", "unless", "just when"…"""
+    s = read_sentence(sentence)
+    return s.only_if or s.iff or s.unless or not _BOTH_WAYS.isdisjoint(tokens(sentence))
+
+
+def _converse(f: Formula) -> Formula | None:
+    """`∀v… (B → A)` for `∀v… (A → B)`, where A is one (possibly negated) atom whose every
+    variable occurs in B (the converse of a transitivity rule would claim something of its
+    middle term, and of `Product(x) ∧ With(x, chip) → Macbook(x)` that every Macbook is a
+    product); None for other shapes."""
+    bound: list[str] = []
+    while isinstance(f, Forall):
+        bound.append(f.var)
+        f = f.body
+    if not isinstance(f, Implies) or not _literal(f.left):
+        return None  # "all A are B" read as "all B are A"; a compound condition adds more
+    if any(var_free_in(f.left, v) and not var_free_in(f.right, v) for v in bound):
+        return None
+    out: Formula = Implies(f.right, f.left)
+    for v in reversed(bound):
+        out = Forall(v, out)
+    return out
+
+
+def _literal(f: Formula) -> bool:
+    """An atom, or a negated one."""
+    return isinstance(f.body if isinstance(f, Not) else f, Pred)
+
+
+def _kinds(text: str, name: str) -> set[tuple[str, int]]:
+    """The (kind, arity) uses of `name` in one formula."""
+    f = parses(text)
+    uses = occurrences(f) if f is not None else ()
+    return {(o.kind, o.arity) for o in uses if o.name == name}
+
+
+def _kinds_in(context: ItemContext, name: str) -> set[tuple[str, int]]:
+    """The (kind, arity) uses of `name` in the premises."""
+    out: set[tuple[str, int]] = set()
+    for where, text in context.fol.items():
+        if where != CONCLUSION:
+            out |= _kinds(text, name)
+    return out

@@ -1,0 +1,152 @@
+"""Causes read again from a mended FOL, re-proved by Z3 and E (`refinery.repair.retest`)."""
+
+from __future__ import annotations
+
+from refinery.agents.critique import item_context
+from refinery.check import Checker
+from refinery.outcomes import Cause, Reason
+from refinery.prove.verdict import Budget
+from refinery.repair.blame import Blame, blame
+from refinery.repair.retest import Retest
+from vampire.registry import build_provers
+
+from fakes import make_item
+
+CHECKER = Checker(build_provers(["z3", "eprover"]), Budget())
+
+
+def _blame(
+    premises: list[tuple[str, str]],
+    conclusion: tuple[str, str],
+    gold: str,
+    story: tuple[str, ...] = (),
+) -> Blame:
+    """The cause of a label mismatch, with and without re-proving (both must agree where the
+    retest finds nothing to say)."""
+    item = make_item(
+        1,
+        [f for _, f in premises],
+        conclusion[1],
+        gold,
+        premises=[s for s, _ in premises],
+        conclusion=conclusion[0],
+    )
+    (row,) = CHECKER.check_story([item])
+    context = item_context(item, row, story_fol=story)
+    return blame(Reason.LABEL_MISMATCH, context, retest=Retest(item, CHECKER, story))
+
+
+ELEPHANTS = [
+    ("All elephants are mammals.", "∀x (Elephant(x) → Mammal(x))"),
+    ("Jumbo is a mammal.", "Mammal(jumbo)"),
+]
+
+
+def test_a_gold_label_that_needs_a_converse_blames_the_label() -> None:
+    found = _blame(ELEPHANTS, ("Jumbo is an elephant.", "Elephant(jumbo)"), "True")
+    assert found.cause is Cause.LABEL
+    assert "premises[0] is read both ways" in found.evidence
+    assert not found.clean  # the provers proved nothing: no label is suggested
+
+
+def test_a_sentence_that_states_only_if_is_not_read_as_a_converse_error() -> None:
+    premises = [
+        ("Only elephants are mammals.", "∀x (Elephant(x) → Mammal(x))"),
+        ("Jumbo is a mammal.", "Mammal(jumbo)"),
+    ]
+    found = _blame(premises, ("Jumbo is an elephant.", "Elephant(jumbo)"), "True")
+    assert found.cause is Cause.KNOWLEDGE
+
+
+def test_a_compound_condition_is_not_read_both_ways() -> None:
+    # its converse would also say every Macbook is a product: a fact, not a converse
+    premises = [
+        ("All products with M2 chips are Macbooks.", "∀x (Product(x) ∧ M2(x) → Macbook(x))"),
+        ("The X1 is a Macbook.", "Macbook(x1)"),
+    ]
+    found = _blame(premises, ("The X1 has an M2 chip.", "M2(x1)"), "True")
+    assert found.cause is Cause.KNOWLEDGE
+
+
+def test_a_fact_no_converse_gives_stays_a_missing_fact() -> None:
+    found = _blame(ELEPHANTS, ("Jumbo is sleepy.", "Sleepy(jumbo)"), "True")
+    assert found.cause is Cause.KNOWLEDGE
+
+
+def test_a_drifted_name_that_reaches_gold_once_renamed_is_vocabulary() -> None:
+    premises = [
+        ("All cats purr.", "∀x (Cat(x) → Purr(x))"),
+        ("Tom is a cat.", "Cat(tom)"),
+    ]
+    found = _blame(premises, ("Tom purrs.", "purr(tom)"), "True")
+    assert found.cause is Cause.VOCABULARY
+    assert "written Purr, the FOL proves the gold True" in found.evidence
+
+
+def test_a_drifted_name_that_still_proves_another_label_blames_the_label() -> None:
+    premises = [
+        ("All cats purr.", "∀x (Cat(x) → Purr(x))"),
+        ("Tom is a cat.", "Cat(tom)"),
+    ]
+    found = _blame(premises, ("Tom does not purr.", "¬purr(tom)"), "True")
+    assert (found.cause, found.clean) == (Cause.LABEL, False)
+    assert "written Purr" in found.evidence and "proves False" in found.evidence
+
+
+def test_a_name_spelled_two_ways_that_does_not_block_blames_the_label() -> None:
+    premises = [
+        ("All cats purr.", "∀x (Cat(x) → Purr(x))"),
+        ("Tom is a cat.", "Cat(tom)"),
+        ("Tom is a house cat.", "HouseCat(tom)"),
+    ]
+    story = ("Housecat(tom)",)  # another item of the story spells it otherwise
+    found = _blame(premises, ("Tom does not purr.", "¬Purr(tom)"), "True", story)
+    assert found.cause is Cause.LABEL
+    assert "spelled one way" in found.evidence and "proves False" in found.evidence
+
+
+def test_a_relation_named_two_ways_in_one_place_is_vocabulary_when_renaming_reaches_gold() -> None:
+    premises = [
+        (
+            "Water in the watershed flows to the river.",
+            "∀x (Water(x) ∧ In(x, watershed) → FlowsTo(x, river))",
+        ),
+    ]
+    found = _blame(
+        premises,
+        (
+            "All water from the watershed flows to the river.",
+            "∀x (Water(x) ∧ From(x, watershed) → FlowsTo(x, river))",
+        ),
+        "True",
+    )
+    assert found.cause is Cause.VOCABULARY
+    assert "relate watershed in the same place by In" in found.evidence
+
+
+def test_a_conclusion_true_whatever_the_premises_is_read_alone() -> None:
+    # a premise misread ("no" written without ¬) cannot bear on a tautology
+    premises = [
+        ("No cat purrs.", "∀x (Cat(x) → Purr(x))"),
+        ("Tom is a cat.", "Cat(tom)"),
+    ]
+    found = _blame(
+        premises,
+        ("If Tom purrs and is a cat, then Tom purrs.", "Purr(tom) ∧ Cat(tom) → Purr(tom)"),
+        "False",
+    )
+    assert (found.cause, found.clean) == (Cause.LABEL, True)
+    assert "whatever the premises say" in found.evidence
+
+
+def test_without_a_retest_the_causes_are_read_from_the_fol_alone() -> None:
+    item = make_item(
+        1,
+        [f for _, f in ELEPHANTS],
+        "Elephant(jumbo)",
+        "True",
+        premises=[s for s, _ in ELEPHANTS],
+        conclusion="Jumbo is an elephant.",
+    )
+    (row,) = CHECKER.check_story([item])
+    assert blame(Reason.LABEL_MISMATCH, item_context(item, row)).cause is Cause.KNOWLEDGE
