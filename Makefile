@@ -8,7 +8,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_HOME := $(CURDIR)/.state/prefect
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: run test bench lint docs clean tmux chromium
+.PHONY: run test bench lint docs clean tmux chromium wordnet
 
 # --compile-bytecode: uv leaves .py files uncompiled, and where Python may not write its cache
 # (PYTHONDONTWRITEBYTECODE) every command would compile its imports again: measured, 1.5 s of a
@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml
 
 # The main job on the embedded defaults: the refine flow (Prefect, ephemeral) over the shipped
 # sample, with the rule agents; outputs go to data/refined/ and review/.
-run: $(STAMP)
+run: $(STAMP) wordnet
 	@mkdir -p $(PREFECT_HOME)
 	$(VENV)/bin/refinery refine data/raw/sample/folio_sample.jsonl
 
@@ -44,8 +44,16 @@ chromium:
 		&& (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ; } \
 		|| echo "chromium unavailable: the review page's browser tests will skip"
 
+# The background search reads WordNet 3.0 from Debian's wordnet-base ("a bee is an animal");
+# install it where we can (Debian, as root). Without it only a name's own words support a bridge.
+wordnet:
+	@[ -f "$${REFINERY_WORDNET:-/usr/share/wordnet}/data.noun" ] || { [ "$$(id -u)" = 0 ] \
+		&& command -v apt-get >/dev/null 2>&1 && (apt-get update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base >/dev/null) ; } \
+		|| echo "WordNet unavailable: background facts are proposed from names' own words only"
+
 # Prefect creates its home without parents: a fresh clone has no .state/ yet
-test: $(STAMP) tmux chromium
+test: $(STAMP) tmux chromium wordnet
 	@mkdir -p $(PREFECT_HOME)
 	$(VENV)/bin/pytest
 

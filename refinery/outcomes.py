@@ -126,7 +126,9 @@ class Outcome:
     `is_nl_mismatch_issue` whether it reaches the queue (cleanlab-style columns).
     `label_score` says how well the gold label holds up (low: likely wrong) and `is_label_issue`
     whether a label change is suggested. `cause` names what blocks an item in review (the
-    FOL's names, its structure, a fact left out, the label …) and `cause_evidence` why.
+    FOL's names, its structure, a fact left out, the label …) and `cause_evidence` why;
+    `background_fol` the background facts proposed where one is left out (never merged into
+    the premises).
     """
 
     id: str
@@ -169,6 +171,7 @@ class Outcome:
     is_label_issue: bool = False
     cause: Cause = Cause.NONE
     cause_evidence: str = ""
+    background_fol: tuple[str, ...] = ()
     seconds: float = 0.0
     run_id: str = ""
     review_decision: str = ""
@@ -247,6 +250,7 @@ _TUPLES = (
     "edits",
     "proposed_edits",
     "error_classes",
+    "background_fol",
 )
 
 

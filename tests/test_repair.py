@@ -326,3 +326,26 @@ def test_dataset_semantics_categories_go_to_review_unrepaired(
     out = repair_item(item, row, checker=checker, config=RepairConfig())
     assert (out.status, out.reason, out.rounds) == ("needs_review", category, 0)
     assert out.suggested_label == suggested and out.label == "True"
+
+
+def test_a_missing_fact_is_proposed_as_background_never_merged_into_the_premises(
+    checker: Checker,
+) -> None:
+    item = make_item(
+        1,
+        ["∀x (Car(x) → HasWheels(x))", "RedCar(rex)"],
+        "HasWheels(rex)",
+        "True",
+        premises=["All cars have wheels.", "Rex is a red car."],
+        conclusion="Rex has wheels.",
+    )
+    out = _run(checker, item)
+    assert out.status is Status.NEEDS_REVIEW and out.cause.value == "knowledge"
+    assert out.background_fol == ("∀x (RedCar(x) → Car(x))",)
+    assert out.refined_premises_fol == item.premises_fol and out.proposed_premises_fol is None
+    search = out.audit["background"]
+    assert search["axioms"] == [
+        {"fol": "∀x (RedCar(x) → Car(x))", "support": "the words: a red car is a car"}
+    ]
+    assert search["prover_calls"] >= 3
+    assert Outcome.from_dict(json.loads(json.dumps(out.to_dict()))) == out

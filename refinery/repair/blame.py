@@ -53,6 +53,7 @@ from refinery.logic.analysis import occurrences, subformulas
 from refinery.logic.parse import parses
 from refinery.logic.syntax import Const, Formula, Pred
 from refinery.outcomes import Cause, Reason
+from refinery.repair.abduce import Bridge
 from refinery.repair.retest import Retest
 
 #: Findings about names rather than a formula's shape.
@@ -81,12 +82,16 @@ _REASON_CAUSES = {
 
 @dataclass(frozen=True, slots=True)
 class Blame:
-    """Why an item is in review: the `cause`, one line of `evidence`, and whether the FOL that
-    decides it is clean enough for the provers' label to be suggested (`clean`)."""
+    """Why an item is in review: the `cause`, one line of `evidence`, whether the FOL that
+    decides it is clean enough for the provers' label to be suggested (`clean`), and the
+    background facts proposed for a missing one (`background`)."""
 
     cause: Cause
     evidence: str
     clean: bool = False
+    #: the background search, where one ran: the facts that close the proof of the gold label
+    #: (none found: no axioms)
+    background: Bridge | None = None
 
 
 def blame(
@@ -209,6 +214,14 @@ def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
         )
     proved = context.agreed in (Label.TRUE, Label.FALSE)
     if not proved:
+        bridge = retest.bridge(context) if retest else None
+        if bridge is not None and bridge.axioms:
+            return Blame(
+                Cause.KNOWLEDGE,
+                f"the FOL reads as its sentences say and leaves the conclusion open; with "
+                f"{bridge.describe()}, the provers prove the gold {_gold(context)}",
+                background=bridge,
+            )
         both_ways = retest.converse(context) if retest else ""
         if both_ways:
             return Blame(
@@ -216,11 +229,13 @@ def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
                 f"the FOL reads as its sentences say and leaves the conclusion open; the gold "
                 f"{_gold(context)} follows only if {both_ways} is read both ways ('if' as 'if "
                 f"and only if'), which its sentence does not say",
+                background=bridge,
             )
         return Blame(
             Cause.KNOWLEDGE,
             f"the premises prove neither the conclusion nor its negation: a fact the sentences "
             f"take for granted, or a defect no check names, blocks the gold {_gold(context)}",
+            background=bridge,
         )
     assert context.agreed is not None
     return Blame(

@@ -21,6 +21,7 @@ its audit and critique saying where it stopped. A step under way is not cut shor
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,7 @@ from refinery.agents.alignment import Alignment
 from refinery.agents.critique import item_context, rule_critique
 from refinery.agents.endpoint import LLMEndpoint
 from refinery.agents.models import LLM_SOURCE, Diagnosis, Edit, ItemContext
+from refinery.agents.reading.lexicon import Lexicon
 from refinery.agents.repairs import propose_repairs
 from refinery.check import Checker, CheckRow
 from refinery.config import DEFAULT_REPAIR_SECONDS
@@ -156,7 +158,7 @@ def repair_item(
         clock,
         reading,
         Alignment(kept.alignment),
-        Retest(final.item, checker, tuple(story_fol)),
+        Retest(final.item, checker, tuple(story_fol), _lexicon()),
     )
 
 
@@ -198,6 +200,12 @@ def _round(
         progress = progress if better(progress, llm_progress) else llm_progress
     record["diagnoses"] = [d.model_dump(mode="json") for d in diagnoses]
     return record, accepted, progress
+
+
+@functools.lru_cache(maxsize=1)
+def _lexicon() -> Lexicon | None:
+    """WordNet, read once per process (None where it is not installed)."""
+    return Lexicon.find()
 
 
 def _rejections(record: dict[str, Any], *, llm_only: bool) -> list[str]:

@@ -20,6 +20,7 @@ from refinery.check import CheckRow
 from refinery.datasets.records import Item
 from refinery.labels import Label
 from refinery.outcomes import Category, Cause, Outcome, Reason, Status
+from refinery.repair.abduce import Bridge
 from refinery.repair.blame import Blame, blame
 from refinery.repair.gate import Clock, State
 from refinery.repair.retest import Retest
@@ -40,6 +41,14 @@ def _refuted(rounds: list[dict[str, Any]], gold: Label | None) -> dict[str, set[
                 else:
                     tried.setdefault(edit["where"], set()).add(str(c["source"]))
     return {where: rules for where, rules in tried.items() if where not in reached}
+
+
+def _background(bridge: Bridge) -> dict[str, Any]:
+    """The audit's record of a background search: the axioms it found (none: []) and its cost."""
+    return {
+        "axioms": [{"fol": c.text, "support": c.support} for c in bridge.axioms],
+        "prover_calls": bridge.calls,
+    }
 
 
 def cacheable(outcome: dict[str, Any]) -> bool:
@@ -169,6 +178,7 @@ def build_outcome(
             **({"budget": budget} if reason is Reason.REPAIR_BUDGET else {}),
             # why the final FOL gets its label: every core and countermodel, per prover
             "evidence": dict(final.row.evidence_detail),
+            **({"background": _background(blamed.background)} if blamed.background else {}),
         },
         content_hash=item.content_hash,
         notation=row.notation,
@@ -180,5 +190,6 @@ def build_outcome(
         is_label_issue=label_issue,
         cause=blamed.cause,
         cause_evidence=blamed.evidence,
+        background_fol=blamed.background.texts if blamed.background else (),
         seconds=round(spent, 4),
     )

@@ -9,7 +9,9 @@ the proof. `blame` asks `Retest` two such questions:
   checked by every prover and read against its sentences again;
 - `converse`: whether the gold label follows once one conditional premise is also read the
   other way ("if" as "if and only if"). A gold label that needs a converse the sentence does
-  not state rests on affirming the consequent or denying the antecedent: a label error.
+  not state rests on affirming the consequent or denying the antecedent: a label error;
+- `bridge`: the background facts the sentences take for granted that make the provers prove
+  the gold label (`refinery.repair.abduce`): a missing fact, said.
 
 Every question goes through the check stage's `Checker` (its cache, its budget, Z3's
 deterministic resource limit), so the answers are the same on a busy machine as on a quiet one.
@@ -26,6 +28,7 @@ from refinery.addresses import CONCLUSION
 from refinery.agents.critique import item_context
 from refinery.agents.models import ItemContext
 from refinery.agents.reading.cues import read_sentence
+from refinery.agents.reading.lexicon import Lexicon
 from refinery.agents.reading.words import tokens
 from refinery.agents.repairs.names import rename
 from refinery.check import Checker
@@ -35,6 +38,7 @@ from refinery.logic.analysis import occurrences, var_free_in
 from refinery.logic.parse import parses
 from refinery.logic.printer import to_text
 from refinery.logic.syntax import Forall, Formula, Implies, Not, Pred
+from refinery.repair.abduce import Bridge, abduce
 
 #: Words that make a sentence state both directions, or a converse of its own.
 _BOTH_WAYS = frozenset({"only", "iff", "unless", "exactly", "precisely", "just"})
@@ -47,6 +51,13 @@ class Retest:
     item: Item
     checker: Checker
     story_fol: tuple[str, ...] = ()
+    #: WordNet, for the background search (None: only the words support a bridge)
+    lexicon: Lexicon | None = None
+
+    def bridge(self, context: ItemContext) -> Bridge | None:
+        """The background facts that make every prover prove `context`'s gold label
+        (`refinery.repair.abduce`), or None."""
+        return abduce(self.item, context, self.checker, self.lexicon)
 
     def renamed(self, context: ItemContext, name: str, other: str) -> ItemContext | None:
         """The reading of `context`'s FOL with the conclusion's `name` written `other`, where

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
+from blaming import CHECKER, mismatch_cause
+
 from refinery.agents.critique import item_context
-from refinery.check import Checker
 from refinery.outcomes import Cause, Reason
-from refinery.prove.verdict import Budget
 from refinery.repair.blame import Blame, blame
-from refinery.repair.retest import Retest
-from vampire.registry import build_provers
 
 from fakes import make_item
-
-CHECKER = Checker(build_provers(["z3", "eprover"]), Budget())
 
 
 def _blame(
@@ -21,19 +17,7 @@ def _blame(
     gold: str,
     story: tuple[str, ...] = (),
 ) -> Blame:
-    """The cause of a label mismatch, with and without re-proving (both must agree where the
-    retest finds nothing to say)."""
-    item = make_item(
-        1,
-        [f for _, f in premises],
-        conclusion[1],
-        gold,
-        premises=[s for s, _ in premises],
-        conclusion=conclusion[0],
-    )
-    (row,) = CHECKER.check_story([item])
-    context = item_context(item, row, story_fol=story)
-    return blame(Reason.LABEL_MISMATCH, context, retest=Retest(item, CHECKER, story))
+    return mismatch_cause(premises, conclusion, gold, story)
 
 
 ELEPHANTS = [

@@ -1,0 +1,200 @@
+"""Background knowledge by abduction: the fewest facts the sentences take for granted that make
+the provers prove the gold label.
+
+Where the FOL reads right and still leaves the gold label open, a fact may be missing ("a bee
+is an animal"). The search tries axioms of fixed templates over the item's own symbols:
+
+- `∀x (P(x) → Q(x))`, only where the words say it (`QueenBee` is a `Bee`: its name holds
+  the other's words) or WordNet does (some sense of "bee" is a kind of "animal");
+- `∀x (P(x) → ¬Q(x))`, only where WordNet calls the two adjectives opposites;
+- `P(c)` for a constant, only where WordNet says what `c` names is a P ("Georgia" is a "state");
+- `¬(a = b)` for two constants: two names, two things.
+
+It is guided by a countermodel, as abduction by hand is: Z3 finds a model of the premises in
+which the gold label fails, and only an axiom that model breaks can help. Each such axiom is
+tried with Z3 first, then confirmed by every prover, with the premises still consistent; when
+none suffices alone, the best is kept and the search asks for a new countermodel (at most
+`MAX_AXIOMS` axioms). A bridge is never merged into the premises: it is proposed, with why each
+axiom is plausible and how many prover calls the search took.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from refinery.addresses import CONCLUSION
+from refinery.agents.models import ItemContext
+from refinery.agents.reading.lexicon import Lexicon
+from refinery.agents.reading.words import content, name_words
+from refinery.check import Checker
+from refinery.datasets.records import Item
+from refinery.labels import Label
+from refinery.logic.analysis import occurrences
+from refinery.logic.parse import parses
+from refinery.logic.printer import to_text
+from refinery.logic.syntax import Const, Eq, Forall, Formula, Implies, Not, Pred, Var
+from refinery.prove.verdict import Problem
+
+#: The most axioms a bridge may have.
+MAX_AXIOMS = 2
+#: The most candidates tried against one countermodel (by rank).
+MAX_TRIED = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One background axiom and why it is plausible."""
+
+    formula: Formula
+    support: str
+    rank: int  # lower first: WordNet and the words before two names, two things
+
+    @property
+    def text(self) -> str:
+        return to_text(self.formula)
+
+
+@dataclass(frozen=True, slots=True)
+class Bridge:
+    """Axioms that, added to the premises, make every prover prove the gold label."""
+
+    axioms: tuple[Candidate, ...]
+    calls: int
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        return tuple(c.text for c in self.axioms)
+
+    def describe(self) -> str:
+        return "; ".join(f"{c.text} ({c.support})" for c in self.axioms)
+
+
+def candidates(context: ItemContext, lexicon: Lexicon | None) -> list[Candidate]:
+    """Every templated axiom over the item's unary predicates and constants that the words or
+    WordNet support, best first."""
+    unary: set[str] = set()
+    constants: set[str] = set()
+    for text in context.fol.values():
+        f = parses(text)
+        for o in occurrences(f) if f is not None else ():
+            if o.kind == "predicate" and o.arity == 1:
+                unary.add(o.name)
+            elif o.kind == "constant":
+                constants.add(o.name)
+    out: list[Candidate] = []
+    for p in sorted(unary):
+        for q in sorted(unary - {p}):
+            rule = Forall("x", Implies(Pred(p, (Var("x"),)), Pred(q, (Var("x"),))))
+            said = _said(p, q)
+            if said:
+                out.append(Candidate(rule, said, 0))
+                continue
+            chain = _kind_of(lexicon, p, q) if lexicon else ()
+            if chain:
+                out.append(Candidate(rule, "WordNet: " + " → ".join(chain), 1))
+            elif lexicon and lexicon.opposite(_phrase(p), _phrase(q)):
+                denial = Forall("x", Implies(Pred(p, (Var("x"),)), Not(Pred(q, (Var("x"),)))))
+                out.append(
+                    Candidate(denial, f"WordNet: {_phrase(p)} is the opposite of {_phrase(q)}", 1)
+                )
+    for c in sorted(constants) if lexicon else ():
+        for p in sorted(unary):
+            chain = lexicon.kind_of(_phrase(c), _phrase(p)) if lexicon else ()
+            if chain:
+                fact = Pred(p, (Const(c),))
+                out.append(Candidate(fact, "WordNet: " + " → ".join(chain), 1))
+    names = sorted(constants)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            out.append(Candidate(Not(Eq(Const(a), Const(b))), "two names, two things", 2))
+    return sorted(out, key=lambda c: (c.rank, c.text))
+
+
+def abduce(
+    item: Item, context: ItemContext, checker: Checker, lexicon: Lexicon | None
+) -> Bridge | None:
+    """The smallest bridge found for the gold label of `context` (True or False): its axioms
+    are () where the search found none. None where no search could run (no gold True or
+    False, no conclusion that parses, no Z3)."""
+    gold = context.gold
+    premises = [
+        f for w, t in context.fol.items() if w != CONCLUSION and (f := parses(t)) is not None
+    ]
+    conclusion = parses(context.fol.get(CONCLUSION, ""))
+    finder = next((p for p in checker.provers if p.name == "z3"), None)
+    if gold not in (Label.TRUE, Label.FALSE) or conclusion is None or finder is None:
+        return None
+    goal = conclusion if gold is Label.TRUE else Not(conclusion)
+    pool = candidates(context, lexicon)
+    screen = dataclasses.replace(checker, provers=[finder], evidence=False)
+    chosen: list[Candidate] = []
+    calls = 0
+    for _ in range(MAX_AXIOMS):
+        problem = Problem(tuple(premises) + tuple(c.formula for c in chosen), goal)
+        verdict = finder.find_model(problem, checker.budget)  # type: ignore[attr-defined]
+        calls += 1
+        model = verdict.countermodel
+        if model is None:
+            break  # no countermodel to guide the search (or the gold already follows)
+        useful = [c for c in pool if c not in chosen and _breaks(model, c.formula)][:MAX_TRIED]
+        for c in useful:
+            extras = tuple(x.text for x in (*chosen, c))
+            calls += 1
+            if _label(screen, item, context, extras) is not gold:
+                continue
+            calls += 1
+            if _label(checker, item, context, extras) is gold:
+                return Bridge((*chosen, c), calls)
+        if not useful:
+            break
+        chosen.append(useful[0])
+    return Bridge((), calls)
+
+
+def _breaks(model: object, axiom: Formula) -> bool:
+    """Whether the countermodel makes `axiom` false (an axiom it satisfies cannot help)."""
+    try:
+        return not model.holds(axiom)  # type: ignore[attr-defined]
+    except KeyError:
+        return True  # a symbol the model leaves out: it cannot tell, so the axiom is tried
+
+
+def _label(
+    checker: Checker, item: Item, context: ItemContext, extras: Iterable[str]
+) -> Label | None:
+    """The label `checker`'s provers agree on for `context`'s FOL with `extras` as premises."""
+    base = item.with_formulas(context.fol)
+    more = tuple(extras)
+    new = dataclasses.replace(
+        base,
+        premises=(*base.premises, *("" for _ in more)),
+        premises_fol=(*base.premises_fol, *more),
+    )
+    (row,) = dataclasses.replace(checker, evidence=False).check_story([new])
+    return Label(row.label) if row.label else None
+
+
+def _kind_of(lexicon: Lexicon, p: str, q: str) -> tuple[str, ...]:
+    """WordNet's chain from P's phrase, or else its head (a `ProfessionalBasketballPlayer` is a
+    kind of whatever a "basketball player", else a "player", is a kind of), up to Q's phrase."""
+    words = content(name_words(p)) or name_words(p)
+    for k in range(len(words)):
+        chain = lexicon.kind_of(" ".join(words[k:]), _phrase(q))
+        if chain:
+            return chain
+    return ()
+
+
+def _phrase(name: str) -> str:
+    """A predicate's words as WordNet spells a phrase (`CelestialBody` → "celestial body")."""
+    return " ".join(content(name_words(name)) or name_words(name))
+
+
+def _said(p: str, q: str) -> str:
+    """Why the words alone say every P is a Q: P's name holds all of Q's words and more."""
+    mine, theirs = content(name_words(p)), content(name_words(q))
+    if theirs and len(mine) > len(theirs) and mine[-len(theirs) :] == theirs:
+        return f"the words: a {' '.join(mine)} is a {' '.join(theirs)}"
+    return ""
