@@ -13,7 +13,9 @@ annotated items:
 - approved repairs: how many of the items now `repaired` publish FOL that says what its
   sentences say. An item is judged by its readers' verdict when the product applies the edits
   they read, or reaches the fix they wrote; a repair nobody has read is counted apart;
-- causes: how often the product's `cause` column names the readers' cause, by cause.
+- causes: how often the product's `cause` column names the readers' cause, by cause;
+- background facts: over the whole run, how many searches ran, their prover calls, and each
+  bridge found beside the facts its readers wrote.
 
 Bad numbers are printed as they are. FOLIO v2 validation is never read here.
 
@@ -170,6 +172,32 @@ def causes(notes: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -> 
             print(f"{c:<11} {total[c]:>5} {hit[c]:>6}   {named}")
 
 
+def background(notes: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -> None:
+    """The background-fact searches over the whole run (not only the items read): how many ran,
+    what they cost in prover calls, and every bridge found, beside the facts its readers wrote
+    where they read the item."""
+    searches = {i: o["audit"]["background"] for i, o in got.items() if "background" in o["audit"]}
+    print("\n== background facts (the whole run)")
+    if not searches:
+        print("no search ran")
+        return
+    calls = sorted(s["prover_calls"] for s in searches.values())
+    found = {i: s for i, s in searches.items() if s["axioms"]}
+    print(
+        f"searches {len(searches)}, bridges found {len(found)}; prover calls per search: mean "
+        f"{sum(calls) / len(calls):.1f}, median {calls[len(calls) // 2]}, max {calls[-1]}"
+    )
+    for i in sorted(found, key=_number):
+        facts = "; ".join(f"{a['fol']} ({a['support']})" for a in found[i]["axioms"])
+        written = notes.get(i, {}).get("background")
+        said = (
+            f" | readers: {'; '.join(written)}"
+            if written
+            else (" | read, no fact written" if i in notes else "")
+        )
+        print(f"  {i}: {facts}{said}")
+
+
 def _number(item_id: str) -> int:
     return int(item_id.rsplit("/", 1)[1])
 
@@ -195,6 +223,7 @@ def main() -> int:
     suggestions(notes, got)
     repairs(notes, got)
     causes(notes, got)
+    background(notes, got)
     return 0
 
 
