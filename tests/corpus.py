@@ -121,8 +121,16 @@ CORPUS: tuple[Example, ...] = (
         THEOREM,
     ),
     Example(
-        "shadowing_wide_scope",
+        # a quantifier and its group before an operator bind the group only, as TPTP reads it
+        # (`refinery.logic.scope`): the same tree as "shadowing"
+        "shadowing_group_scope",
         "∀x (P(x) → ∃x Q(x)) → (P(a) → ∃y Q(y))",
+        Implies(Forall("x", Implies(P(x), Exists("x", Q(x)))), Implies(P(a), Exists("y", Q(y)))),
+        THEOREM,
+    ),
+    Example(
+        "shadowing_wide_scope",
+        "∀x ((P(x) → ∃x Q(x)) → (P(a) → ∃y Q(y)))",
         Forall("x", Implies(Implies(P(x), Exists("x", Q(x))), Implies(P(a), Exists("y", Q(y))))),
         COUNTER,
     ),
@@ -131,7 +139,7 @@ CORPUS: tuple[Example, ...] = (
     ),
     Example(
         "function_term",
-        "∀x (P(x) → P(f(x))) ∧ P(a) → P(f(f(a)))",
+        "∀x ((P(x) → P(f(x))) ∧ P(a) → P(f(f(a))))",
         Forall(
             "x",
             Implies(

@@ -349,3 +349,19 @@ def test_a_missing_fact_is_proposed_as_background_never_merged_into_the_premises
     ]
     assert search["prover_calls"] >= 3
     assert Outcome.from_dict(json.loads(json.dumps(out.to_dict()))) == out
+
+
+def test_a_compound_the_premises_spell_in_parts_is_split_and_the_label_reached(
+    checker: Checker,
+) -> None:
+    item = make_item(
+        1,
+        ["∀x (Female(x) ∧ TennisPlayer(x) → Athlete(x))", "¬Athlete(serena)"],
+        "¬FemaleTennisPlayer(serena)",
+        "True",
+        premises=["All female tennis players are athletes.", "Serena is not an athlete."],
+        conclusion="Serena is not a female tennis player.",
+    )
+    out = _run(checker, item)
+    assert out.status is Status.REPAIRED and out.repaired_by == "split_compound"
+    assert out.refined_conclusion_fol == "¬(Female(serena) ∧ TennisPlayer(serena))"

@@ -5,7 +5,8 @@ raises `FolSyntaxError`; `try_parse` returns the `SyntaxProblem` instead of rais
 batch code wants. Lark types never leave this module.
 
 Scope is resolved here: a name bound by an enclosing quantifier becomes a `Var`, every other
-term name a `Const`. Notation variants (`⟷`, `—>`, `->`, `&`, `forall`, a trailing period …)
+term name a `Const`; a quantifier chain followed by a parenthesised group and an operator binds
+the group only, as TPTP reads it (`refinery.logic.scope`), with a notation note. Notation variants (`⟷`, `—>`, `->`, `&`, `forall`, a trailing period …)
 parse to the same tree as the canonical symbols and are recorded per formula.
 
 Nesting is bounded: a formula deeper than `MAX_DEPTH` nodes (terms included) is a `TooDeep`
@@ -35,6 +36,7 @@ from lark.exceptions import (
 
 from refinery.logic.descent import CANONICAL, MAX_NESTING, QUANT_CANONICAL, read
 from refinery.logic.errors import FolSyntaxError, SyntaxProblem
+from refinery.logic.scope import narrow, original
 from refinery.logic.syntax import (
     And,
     Const,
@@ -319,10 +321,46 @@ def depth(formula: Formula) -> int:
 
 @lru_cache(maxsize=65536)
 def _parse_cached(text: str) -> Parsed | SyntaxProblem:
+    wide = _read(text)
+    narrowed = None if isinstance(wide, SyntaxProblem) else narrow(text)
+    if narrowed is None or isinstance(wide, SyntaxProblem):
+        return wide
+    again = _read(narrowed.text)
+    if isinstance(again, SyntaxProblem):
+        return wide  # never expected: the narrowing only adds a balanced pair of parentheses
+    notes = [(_position(n), n) for n in wide.notation] + [
+        (_position(n), n) for _, n in narrowed.notes
+    ]
+    formula = _respan(again.formula, narrowed.inserted, text)
+    return Parsed(formula, tuple(n for _, n in sorted(notes)))
+
+
+def _read(text: str) -> Parsed | SyntaxProblem:
     fast = read(text)  # the same tree, five times faster; lark reads (and words) the rest
     if fast is not None and depth(fast[0]) <= MAX_NESTING:
         return Parsed(_bind(fast[0], frozenset()), fast[1])
     return lark_parse(text)
+
+
+def _position(note: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in note.split()[0].split(":"))
+
+
+def _respan(node: Any, inserted: tuple[int, ...], text: str) -> Any:
+    """`node` (a formula or a term) with every span moved from the narrowed text back to `text`."""
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, Span):
+            start, end = original(value.start, inserted), original(value.end, inserted)
+            line = text.count("\n", 0, start) + 1
+            column = start - (text.rfind("\n", 0, start) + 1) + 1
+            changes[f.name] = Span(start, end, line, column)
+        elif isinstance(value, tuple):
+            changes[f.name] = tuple(_respan(v, inserted, text) for v in value)
+        elif dataclasses.is_dataclass(value):
+            changes[f.name] = _respan(value, inserted, text)
+    return dataclasses.replace(node, **changes)
 
 
 def lark_parse(text: str) -> Parsed | SyntaxProblem:

@@ -14,6 +14,7 @@ from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.repairs import (
     arguments,
     arity,
+    compounds,
     conjuncts,
     connectives,
     free_variables,
@@ -57,6 +58,7 @@ RULES: tuple[Rule, ...] = (
     Rule.of(free_variables),
     Rule.of(names),
     Rule.of(connectives),
+    Rule.of(compounds),
     # meaning: proposed only where the alignment blames a formula (`repairs.semantic`)
     Rule.of(near_names),
     Rule.of(negation),

@@ -138,17 +138,29 @@ def test_no_bird_can_fly_written_not_all_becomes_none() -> None:
         assert candidates[0][0].error_class is ErrorClass.WRONG_QUANTIFIER
 
 
-def test_an_exists_over_a_whole_rule_narrows_to_its_condition_and_the_rule_stays_a_rule() -> None:
-    # FOLIO's `∃y (…) → B` read with ∃ over the whole rule; "all … some" is still a rule
+def test_folio_notation_binds_a_quantifier_to_its_group_so_no_repair_is_needed() -> None:
+    # FOLIO's `∃y (…) → B` is read as TPTP reads it, `(∃y (…)) → B` (`refinery.logic.scope`)
     rule = "∀x (∃y (Person(y) ∧ Enjoy(y, x)) → Attract(x, attention))"
+    f = aligned(
+        [rule, "Attract(film, attention)"],
+        ["All things that some people enjoy attract attention.", "The film attracts attention."],
+    )
+    assert kinds(f) == []
+    assert afters(quantifiers.propose(f)) == []
+
+
+def test_an_exists_over_a_whole_rule_narrows_to_its_condition_and_the_rule_stays_a_rule() -> None:
+    # `∃y ((…) → B)` written with ∃ over the whole rule; "all … some" is still a rule
+    rule = "∀x ∃y ((Person(y) ∧ Enjoy(y, x)) → Attract(x, attention))"
     f = aligned(
         [rule, "Attract(film, attention)"],
         ["All things that some people enjoy attract attention.", "The film attracts attention."],
     )
     assert kinds(f) == [("premises[0]", "quantifier")]
     candidates = afters(quantifiers.propose(f))
+    # the annotator's text kept, its group now followed by the →: read narrow
     assert candidates[0] == [
-        ("premises[0]", "∀x ((∃y (Person(y) ∧ Enjoy(y, x))) → Attract(x, attention))")
+        ("premises[0]", "∀x (∃y ((Person(y) ∧ Enjoy(y, x))) → Attract(x, attention))")
     ]
     assert not any("→" not in after for c in candidates for _, after in c)
 

@@ -60,6 +60,7 @@ def test_rule_table() -> None:
         ("close_free_variables", ErrorClass.FREE_VARIABLE),
         ("unify_names", ErrorClass.NAMING_DRIFT),
         ("both_or_neither_iff", ErrorClass.WRONG_CONNECTIVE),
+        ("split_compound", ErrorClass.NAMING_DRIFT),
         # meaning rules: proposed only from an alignment finding
         ("unify_near_names", ErrorClass.NAMING_DRIFT),
         ("fix_negation", ErrorClass.WRONG_NEGATION),

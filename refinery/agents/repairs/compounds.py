@@ -1,0 +1,91 @@
+"""`split_compound`: a compound name one formula alone uses, written as the others' parts.
+
+A conclusion written `FemaleTennisPlayer(x)` beside premises that say `Female(x)` and
+`TennisPlayer(x)` cannot be proved: the compound links to nothing. Where a one-place predicate
+that one formula alone uses has a name whose words are exactly the words of two one-place
+predicates other formulas use, in order (one such split only), each of its atoms `C(t)`
+becomes `(A(t) ∧ B(t))`. "A female tennis player" is a female who is a tennis player: the
+compound's own words name the parts, so the formula says what it said, now in the story's
+vocabulary (an adjective that does not work so, "a former champion", would need `Former` and
+`Champion` both used elsewhere in the story, and the gate still wants the gold label proved).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from refinery.addresses import CONCLUSION
+from refinery.agents.models import ErrorClass, ItemContext
+from refinery.agents.reading.words import name_words
+from refinery.agents.repairs.edits import (
+    Candidate,
+    RuleTag,
+    paren_pairs,
+    parsed_fields,
+    rewrite_item,
+)
+from refinery.agents.repairs.located import name_uses
+
+TAG = RuleTag("split_compound", ErrorClass.NAMING_DRIFT)
+
+
+def propose(findings: ItemContext) -> list[Candidate]:
+    """One candidate per compound the premises can spell, the conclusion's first.
+
+    >>> fol = {"premises[0]": "∀x (Female(x) ∧ TennisPlayer(x) → Athlete(x))",
+    ...        "conclusion": "FemaleTennisPlayer(serena) → Athlete(serena)"}
+    >>> [[(e.where, e.after) for e in c] for c in propose(ItemContext("i", "s", fol, {}, None))]
+    [[('conclusion', '(Female(serena) ∧ TennisPlayer(serena)) → Athlete(serena)')]]
+    """
+    parsed = parsed_fields(findings)
+    unary: dict[str, set[str]] = {}  # one-place predicate → the formulas that use it
+    for where in parsed:
+        for use in name_uses(findings.fol[where]):
+            if use.kind == "predicate" and use.arity == 1:
+                unary.setdefault(use.name, set()).add(where)
+    out: list[Candidate] = []
+    for name in sorted(unary, key=lambda n: (CONCLUSION not in unary[n], n)):
+        if len(unary[name]) != 1:
+            continue  # two formulas use it: a name of the story, not a slip
+        others = {n for n, places in unary.items() if places - unary[name]}
+        parts = _parts(name, others)
+        if parts is None:
+            continue
+        first, second = parts
+        why = f"{name} is in no other formula, which write it {first} and {second}"
+        rewrite = functools.partial(_split, name=name, first=first, second=second)
+        candidate = rewrite_item(findings, parsed, rewrite, TAG, why)
+        if candidate:
+            out.append(candidate)
+    return out
+
+
+def _parts(name: str, others: set[str]) -> tuple[str, str] | None:
+    """The two predicates of `others` whose words, in order, are `name`'s words; None if none
+    or several splits do."""
+    words = name_words(name)
+    found = [
+        (a, b)
+        for a in sorted(others)
+        for b in sorted(others)
+        if a != b and name_words(a) + name_words(b) == words
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _split(text: str, name: str, first: str, second: str) -> str:
+    """`text` with each one-place atom of `name` written as the conjunction of the two parts."""
+    pairs = paren_pairs(text)
+    edits = []
+    for use in name_uses(text):
+        if use.kind != "predicate" or use.name != name or use.arity != 1:
+            continue
+        opening = text.index("(", use.end)
+        closing = pairs[opening]
+        arg = text[opening + 1 : closing]
+        edits.append((use.start, closing + 1, f"({first}({arg}) ∧ {second}({arg}))"))
+    out, last = [], 0
+    for start, end, new in sorted(edits):
+        out.append(text[last:start] + new)
+        last = end
+    return "".join(out) + text[last:]
