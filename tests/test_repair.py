@@ -351,7 +351,7 @@ def test_a_missing_fact_is_proposed_as_background_never_merged_into_the_premises
     assert Outcome.from_dict(json.loads(json.dumps(out.to_dict()))) == out
 
 
-def test_a_compound_the_premises_spell_in_parts_is_split_and_the_label_reached(
+def test_a_compound_the_premises_spell_in_parts_is_proposed_split_for_review(
     checker: Checker,
 ) -> None:
     item = make_item(
@@ -363,5 +363,10 @@ def test_a_compound_the_premises_spell_in_parts_is_split_and_the_label_reached(
         conclusion="Serena is not a female tennis player.",
     )
     out = _run(checker, item)
-    assert out.status is Status.REPAIRED and out.repaired_by == "split_compound"
-    assert out.refined_conclusion_fol == "¬(Female(serena) ∧ TennisPlayer(serena))"
+    # the split proves the gold label, but a guess stays a proposal: the FOL is not changed
+    assert out.status is Status.NEEDS_REVIEW and out.reason.value == "unconfirmed_repair"
+    assert out.refined_conclusion_fol == item.conclusion_fol
+    assert out.proposed_conclusion_fol == "¬(Female(serena) ∧ TennisPlayer(serena))"
+    assert [e["source"] for e in out.proposed_edits] == ["split_compound"]
+    # the proposal reaches the gold label: no label is suggested against it
+    assert out.suggested_label == "" and not out.is_label_issue

@@ -115,7 +115,12 @@ def build_outcome(
         blamed = Blame(Cause.LABEL, "the dataset's own reasoning derives another label")
     elif review and final.row.category is Category.SEMANTICS_MISMATCH:
         blamed = Blame(Cause.AMBIGUOUS, "classical logic decides what the dataset leaves open")
-    elif review and label_diag is not None and label_diag.suggested_label is not None:
+    elif (
+        review
+        and reason is not Reason.UNCONFIRMED_REPAIR  # a proposal reaches the gold label
+        and label_diag is not None
+        and label_diag.suggested_label is not None
+    ):
         suggested = label_diag.suggested_label.value
     label_issue = bool(suggested) and final.row.category is Category.LABEL_MISMATCH
     # accepted edits refine the item; rejected-but-progressing ones are only a proposal for review

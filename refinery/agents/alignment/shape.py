@@ -79,6 +79,7 @@ class Shape:
     forall_conjunctions: int = 0  # ∀x (A(x) ∧ B(x)): says everything is an A
     #: ¬(A ∧ B …): the predicate names of each conjunct a ¬ denies together
     denied_conjunctions: tuple[tuple[frozenset[str], ...], ...] = ()
+    denied_negations: int = 0  # ¬(¬A ∧ B): a denied "and" with a negated part
     outer: str = ""  # the effective kind of the outermost quantifier, "∀" or "∃" ("" if none)
     subject: str = ""  # the variable the outermost quantifier binds: the sentence's subject
 
@@ -105,6 +106,7 @@ def shape_of(formula: Formula) -> Shape:
         exists_rules=counter.exists_rules,
         forall_conjunctions=counter.forall_conjunctions,
         denied_conjunctions=tuple(counter.denied_conjunctions),
+        denied_negations=counter.denied_negations,
         outer=_outer(formula),
         subject=_subject(formula),
         negations=counter.negations,
@@ -130,6 +132,7 @@ class _Counter:
         self.negations = self.universal = self.existential = 0
         self.double_negations = self.exists_rules = self.forall_conjunctions = self.distinct = 0
         self.denied_conjunctions: list[tuple[frozenset[str], ...]] = []
+        self.denied_negations = 0
         self.top = True  # still in the formula's leading quantifier prefix
         self.ands = self.ors = self.negated_ors = self.negative_ors = self.xors = self.iffs = 0
         self.denials = 0  # how many ¬ the walk is under
@@ -158,6 +161,7 @@ class _Counter:
                 self.double_negations += isinstance(body, Not)
                 if isinstance(body, And):
                     self.denied_conjunctions.append(tuple(_parts(a)[0] for a in body.args))
+                    self.denied_negations += any(isinstance(a, Not) for a in body.args)
                 self.denials += 1  # a rule's condition flips polarity, but is not denied
                 self.walk(body, negative=not negative)
                 self.denials -= 1

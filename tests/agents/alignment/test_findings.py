@@ -709,3 +709,15 @@ def test_one_negation_before_an_and_written_over_the_whole_and_is_a_weak_extra()
 )
 def test_not_both_a_relative_clause_and_two_negations_read_right(fol: str, sentence: str) -> None:
     assert not [k for k in _kinds(fol, sentence) if k[0] == "negation_extra" and k[1] == BLAME]
+
+
+def test_neither_nor_written_as_a_denied_and_is_negation_missing() -> None:
+    sentence = "If KiKi neither jumps nor has legs, then KiKi is terricolous."
+    assert _kinds("¬(¬Jump(kiki) ∧ HasLegs(kiki)) → Terricolous(kiki)", sentence) == [
+        ("negation_missing", 0.7)
+    ]
+    assert _kinds("¬Jump(kiki) ∧ ¬HasLegs(kiki) → Terricolous(kiki)", sentence) == []
+    assert _kinds("¬(Jump(kiki) ∨ HasLegs(kiki)) → Terricolous(kiki)", sentence) == []
+    # "neither an orphan planet nor …": the denied "and" is one part's own
+    planet = "PSO is neither an orphan planet nor has the Sun as its star."
+    assert _kinds("¬(Planet(pso) ∧ Orphan(pso)) ∧ ¬SunAs(pso, star)", planet) == []

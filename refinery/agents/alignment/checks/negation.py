@@ -65,6 +65,11 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
         ]
     if s.neither_nor and not s.both_or_neither and not f.negated_ors and f.negations < 2:
         return [missing_negation(0.7, cues, "'neither … nor' negates both, the formula does not")]
+    if s.neither_nor and not s.both_or_neither and not f.negated_ors and f.denied_negations:
+        # ¬(¬A ∧ B) has its two negations, but denies only that both hold ("not an orphan
+        # planet", ¬(Planet ∧ Orphan), is one part's own "and": no inner ¬)
+        return [missing_negation(0.7, cues, "'neither … nor' negates each part; the formula "
+                                 "denies an 'and' as a whole")]  # fmt: skip
     if s.both_or_neither and not cues and f.negations > 1:
         return [
             Finding(FindingKind.NEGATION_EXTRA, 0.6, ("neither",), (), "'both … or neither' is ¬(A ⊕ B); "
