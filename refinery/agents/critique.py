@@ -157,7 +157,8 @@ _CLASS_OF_KIND: dict[FindingKind, ErrorClass] = {
 def deciding(findings: ItemContext) -> list[str]:
     """The positions of the formulas that decide the provers' label, conclusion included.
 
-    A proved label (True, False): the premises the provers' proofs used (every prover's core).
+    A proved label (True, False): the premises the provers' proofs used (every prover's core);
+    the conclusion alone where every core is empty (a tautology, a contradiction).
     Inconsistent premises: the premises in the contradiction's cores. An open conclusion
     (Uncertain) or no agreed label: the premises that share a predicate or a constant with the
     conclusion, directly or through other such premises.
@@ -169,6 +170,8 @@ def deciding(findings: ItemContext) -> list[str]:
     used = {ref for per_prover in cores.values() for ref in per_prover.get(question, [])}
     if used:
         return sorted(used) + ([] if question == "axioms" else ["conclusion"])
+    if question in ("pos", "neg") and cores and all(question in per for per in cores.values()):
+        return ["conclusion"]  # every proof used no premise: the conclusion alone decides
     return _connected(findings)
 
 

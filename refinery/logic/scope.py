@@ -29,8 +29,8 @@ _CHAIN = re.compile(r"((?:(?:[∀∃]|\b(?:forall|exists)\b)\s*[A-Za-z_][A-Za-z0
 _ONE = re.compile(r"(?:[∀∃]|\b(?:forall|exists)\b)\s*([A-Za-z_][A-Za-z0-9_]*)\s*")
 #: Operators that start right after a group: the binary connectives, canonical and ASCII.
 _OPERATOR = re.compile(r"\s*(→|∧|∨|⊕|↔|⟷|—>|->|=>|<->|<=>|&|\||\^)")
-#: The connectives under which the wide and the narrow reading differ.
-_DIFFERS = re.compile(r"→|↔|⟷|⊕|—>|->|=>|<->|<=>|\^")
+#: The connectives under which the wide and the narrow reading differ (ASCII arrows end in ">").
+_DIFFERS_CHARS = frozenset("→↔⟷⊕^>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,19 +58,22 @@ def narrow(text: str) -> Narrowed | None:
     """
     if '"' in text:
         return None
-    closing = _matches(text)
-    if closing is None:
+    found = _matches(text)
+    if found is None:
         return None
+    closing, around = found
+    differs = _next_differing(text, around)
     pairs: list[tuple[int, int, str]] = []  # (open before, close after, the chain narrowed)
     for m in _CHAIN.finditer(text):
         group = m.end() - 1
         close = closing[group]
         if not _OPERATOR.match(text, close + 1):
             continue
-        end = _enclosing_end(closing, m.start(), len(text))
-        after = text[close + 1 : end]
-        if not _DIFFERS.search(_top_level(after)):
+        opener = around[m.start()]
+        end = closing[opener] if opener >= 0 else len(text)  # the enclosing group's end
+        if differs[close] < 0:
             continue  # only ∧ and ∨ after the group: both readings say the same
+        after = text[close + 1 : end]
         kept = [q for q in _ONE.finditer(m.group(1)) if _mentions(after, q.group(1))]
         start = m.start(1) + (kept[-1].end() if kept else 0)
         if start >= group:
@@ -98,35 +101,36 @@ def original(offset: int, inserted: tuple[int, ...]) -> int:
     return offset - sum(1 for i in inserted if i < offset)
 
 
-def _matches(text: str) -> dict[int, int] | None:
-    """Each "(" offset → its ")" offset; None where the text is not balanced."""
+def _matches(text: str) -> tuple[dict[int, int], list[int]] | None:
+    """Each "(" offset → its ")" offset, and for each offset the innermost group around it (its
+    "(" offset, -1 for none; a parenthesis is in the group outside it), in one pass; None where
+    the text is not balanced."""
     stack: list[int] = []
     found: dict[int, int] = {}
+    around: list[int] = []
     for i, char in enumerate(text):
-        if char == "(":
-            stack.append(i)
-        elif char == ")":
+        if char == ")":
             if not stack:
                 return None
             found[stack.pop()] = i
-    return None if stack else found
+        around.append(stack[-1] if stack else -1)  # a parenthesis belongs to the group outside
+        if char == "(":
+            stack.append(i)
+    return (found, around) if not stack else None
 
 
-def _enclosing_end(closing: dict[int, int], at: int, length: int) -> int:
-    """Where the innermost group around offset `at` closes (the text's end for none)."""
-    around = [(o, c) for o, c in closing.items() if o < at < c]
-    return max(around)[1] if around else length
-
-
-def _top_level(text: str) -> str:
-    """`text` without what its parentheses enclose (the operators outside every group)."""
-    out, depth = [], 0
-    for char in text:
-        depth += char == "("
-        if depth == 0:
-            out.append(char)
-        depth -= char == ")" and depth > 0
-    return "".join(out)
+def _next_differing(text: str, around: list[int]) -> list[int]:
+    """For each offset, the next `→`, `↔` or `⊕` (any ASCII arrow ends in ">") at the same depth
+    in the same group, -1 for none: one pass from the right, whatever the text's size."""
+    out = [-1] * len(text)
+    seen: dict[int, int] = {}  # innermost group → its nearest such operator to the right
+    for i in range(len(text) - 1, -1, -1):
+        out[i] = seen.get(around[i], -1)
+        if text[i] in _DIFFERS_CHARS:
+            seen[around[i]] = i
+        elif text[i] == "(":
+            seen.pop(i, None)  # leaving the group that this "(" opens
+    return out
 
 
 def _mentions(text: str, var: str) -> bool:

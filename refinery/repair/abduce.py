@@ -142,10 +142,10 @@ def abduce(
         for c in useful:
             extras = tuple(x.text for x in (*chosen, c))
             calls += 1
-            if _label(screen, item, context, extras) is not gold:
+            if label_with(screen, item, context, extras) is not gold:
                 continue
             calls += 1
-            if _label(checker, item, context, extras) is gold:
+            if label_with(checker, item, context, extras) is gold:
                 return Bridge((*chosen, c), calls)
         if not useful:
             break
@@ -161,10 +161,11 @@ def _breaks(model: object, axiom: Formula) -> bool:
         return True  # a symbol the model leaves out: it cannot tell, so the axiom is tried
 
 
-def _label(
+def label_with(
     checker: Checker, item: Item, context: ItemContext, extras: Iterable[str]
 ) -> Label | None:
-    """The label `checker`'s provers agree on for `context`'s FOL with `extras` as premises."""
+    """The label `checker`'s provers agree on for `context`'s FOL with `extras` as more
+    premises (labels only: no cores, no countermodels), through its cache."""
     base = item.with_formulas(context.fol)
     more = tuple(extras)
     new = dataclasses.replace(

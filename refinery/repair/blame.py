@@ -17,8 +17,8 @@ suggested only where nothing in the FOL explains the conflict (`blame`):
   saw, fails the proof as well), and a conclusion that shares no symbol with any premise was
   never checked at all.
 
-A conclusion the provers decide from no premise at all (every core empty) is read alone: no
-defect of a premise bears on it.
+A conclusion the provers decide from no premise at all (every core empty) is read alone
+(`deciding`): no defect of a premise bears on it.
 
 Every queued item gets a `Cause` and one line of evidence saying why. A defect found is not
 always what blocks the gold label, so where a `Retest` is given the cause is read again from
@@ -48,10 +48,11 @@ from refinery.agents.alignment.drift import near
 from refinery.agents.critique import deciding
 from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.words import content, name_words, same_word, tokens
+from refinery.agents.repairs.located import atoms_of
 from refinery.labels import Label
-from refinery.logic.analysis import occurrences, subformulas
+from refinery.logic.analysis import occurrences
 from refinery.logic.parse import parses
-from refinery.logic.syntax import Const, Formula, Pred
+from refinery.logic.syntax import Const
 from refinery.outcomes import Cause, Reason
 from refinery.repair.abduce import Bridge
 from refinery.repair.retest import Retest
@@ -157,8 +158,6 @@ _REASON_TEXT = {
 
 def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
     """The cause of a label the provers do not reproduce from well-formed FOL."""
-    if _proved_alone(context):
-        return _tautology(context)
     premises = _symbols(t for w, t in context.fol.items() if w != CONCLUSION)
     conclusion = _symbols([context.fol.get(CONCLUSION, "")])
     for name in sorted(conclusion - premises):
@@ -238,38 +237,15 @@ def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
             background=bridge,
         )
     assert context.agreed is not None
-    return Blame(
-        Cause.LABEL,
-        f"the FOL reads as its sentences say and proves {context.agreed.value}",
-        clean=True,
-    )
+    if wanted == {CONCLUSION}:  # every proof used no premise
+        said = f"the conclusion reads as its sentence says and is {context.agreed.value} whatever the premises say"
+    else:
+        said = f"the FOL reads as its sentences say and proves {context.agreed.value}"
+    return Blame(Cause.LABEL, said, clean=True)
 
 
 def _gold(context: ItemContext) -> str:
     return context.gold.value if context.gold else "label"
-
-
-def _proved_alone(context: ItemContext) -> bool:
-    """Whether every prover proved the agreed label from the conclusion alone (every core of
-    the proof empty): no premise, and so no defect of one, can bear on it."""
-    question = {Label.TRUE: "pos", Label.FALSE: "neg"}.get(context.agreed or Label.UNKNOWN)
-    cores = context.evidence.get("cores", {}) if question else {}
-    return bool(cores) and all(question in per and not per[question] for per in cores.values())
-
-
-def _tautology(context: ItemContext) -> Blame:
-    """The cause where the conclusion alone decides: its own reading, or the label."""
-    assert context.agreed is not None
-    worst = next((f for f in context.alignment if f.where == CONCLUSION and f.score >= BLAME), None)
-    if worst is not None:
-        cause = Cause.VOCABULARY if worst.kind in _NAMING else Cause.STRUCTURE
-        return Blame(cause, f"{worst.where}: {worst.kind.value}: {worst.message}")
-    return Blame(
-        Cause.LABEL,
-        f"the conclusion reads as its sentence says and is {context.agreed.value} whatever the "
-        f"premises say",
-        clean=True,
-    )
 
 
 def _symbols(texts: Iterable[str]) -> set[str]:
@@ -334,12 +310,9 @@ def _same_place(context: ItemContext, only_conclusion: set[str]) -> list[tuple[s
     subject) in which a premise atom of the predicate `other`, of the same arity, has it too:
     `From(x, crotonRiverWatershed)` beside `In(x, crotonRiverWatershed)`. One relation named two
     ways, or two relations: only re-proving tells (`_mismatch`)."""
-    parsed = {w: f for w, t in context.fol.items() if (f := parses(t)) is not None}
-    if CONCLUSION not in parsed:
-        return []
-    theirs = [a for w, f in parsed.items() if w != CONCLUSION for a in _atoms(f)]
+    theirs = [a for w, t in context.fol.items() if w != CONCLUSION for a in atoms_of(t)]
     found: list[tuple[str, str, str]] = []
-    for mine in _atoms(parsed[CONCLUSION]):
+    for mine in atoms_of(context.fol.get(CONCLUSION, "")):
         if mine.name not in only_conclusion:
             continue
         for other in theirs:
@@ -349,10 +322,6 @@ def _same_place(context: ItemContext, only_conclusion: set[str]) -> list[tuple[s
                 if isinstance(a, Const) and a == b:
                     found.append((mine.name, a.name, other.name))
     return list(dict.fromkeys(found))
-
-
-def _atoms(f: Formula) -> list[Pred]:
-    return [g for g in subformulas(f) if isinstance(g, Pred)]
 
 
 def _orphan(context: ItemContext) -> str:

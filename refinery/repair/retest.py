@@ -21,7 +21,7 @@ The mended FOL only explains a cause: it is never applied and never suggested as
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from refinery.addresses import CONCLUSION
@@ -30,15 +30,16 @@ from refinery.agents.models import ItemContext
 from refinery.agents.reading.cues import read_sentence
 from refinery.agents.reading.lexicon import Lexicon
 from refinery.agents.reading.words import tokens
+from refinery.agents.repairs.located import name_uses
 from refinery.agents.repairs.names import rename
 from refinery.check import Checker
 from refinery.datasets.records import Item
 from refinery.labels import Label
-from refinery.logic.analysis import occurrences, var_free_in
+from refinery.logic.analysis import SymbolKind, var_free_in
 from refinery.logic.parse import parses
 from refinery.logic.printer import to_text
 from refinery.logic.syntax import Forall, Formula, Implies, Not, Pred
-from refinery.repair.abduce import Bridge, abduce
+from refinery.repair.abduce import Bridge, abduce, label_with
 
 #: Words that make a sentence state both directions, or a converse of its own.
 _BOTH_WAYS = frozenset({"only", "iff", "unless", "exactly", "precisely", "just"})
@@ -62,32 +63,37 @@ class Retest:
     def renamed(self, context: ItemContext, name: str, other: str) -> ItemContext | None:
         """The reading of `context`'s FOL with the conclusion's `name` written `other`, where
         both are the same kind of symbol with the same arity; None where they are not."""
-        text = context.fol.get(CONCLUSION, "")
-        mine, theirs = _kinds(text, name), _kinds_in(context, other)
-        shared = sorted(mine & theirs)
-        if len(mine) != 1 or not shared:
+        mine = _uses([context.fol.get(CONCLUSION, "")], {name})
+        theirs = _uses([t for w, t in context.fol.items() if w != CONCLUSION], {other})
+        if len(mine) != 1 or not mine & theirs:
             return None  # a constant against a predicate, or another arity: no plain rename
-        kind, arity = shared[0]
-        fol = dict(context.fol)
-        fol[CONCLUSION] = rename(text, kind, arity, name, other)  # type: ignore[arg-type]
-        # the story's other conclusions spell it as this one did: mended alike, or the old
-        # spelling would still read as a drift beside the new one
-        story = tuple(rename(t, kind, arity, name, other) for t in context.story_fol)  # type: ignore[arg-type]
-        return self.reading(fol, story)
+        return self._rewritten(context, *mine.pop(), name, other, only=CONCLUSION)
 
     def unified(self, context: ItemContext, first: str, second: str) -> ItemContext | None:
         """The reading of `context`'s FOL with `second` written `first` in every formula (and
         the story's), where both are the same kind of symbol with the same arity."""
-        kinds = {w: _kinds(t, first) | _kinds(t, second) for w, t in context.fol.items()}
-        shared = sorted(set().union(*kinds.values())) if kinds else []
+        shared = _uses(context.fol.values(), {first, second})
         if len(shared) != 1:
             return None  # a constant against a predicate, or two arities: no plain rename
-        kind, arity = shared[0]
+        return self._rewritten(context, *shared.pop(), second, first)
+
+    def _rewritten(
+        self,
+        context: ItemContext,
+        kind: SymbolKind,
+        arity: int,
+        old: str,
+        new: str,
+        only: str | None = None,
+    ) -> ItemContext:
+        """The reading with `old` written `new` (in the formula `only`, else in all), and in the
+        story's other formulas too: left as they are, the old spelling would still read as a
+        drift beside the new one."""
         fol = {
-            w: rename(t, kind, arity, second, first)  # type: ignore[arg-type]
+            w: rename(t, kind, arity, old, new) if only in (None, w) else t
             for w, t in context.fol.items()
         }
-        story = tuple(rename(t, kind, arity, second, first) for t in context.story_fol)  # type: ignore[arg-type]
+        story = tuple(rename(t, kind, arity, old, new) for t in context.story_fol)
         return self.reading(fol, story)
 
     def reading(
@@ -119,23 +125,11 @@ class Retest:
             if back is None:
                 continue
             extra = to_text(back)
-            if screen.provers and self._label(screen, context, extra) is not gold:
+            if screen.provers and label_with(screen, self.item, context, [extra]) is not gold:
                 continue
-            if self._label(self.checker, context, extra) is gold:
+            if label_with(self.checker, self.item, context, [extra]) is gold:
                 return where
         return ""
-
-    def _label(self, checker: Checker, context: ItemContext, extra: str) -> Label | None:
-        """The label the provers of `checker` agree on with `extra` as one more premise."""
-        base = self.item.with_formulas(context.fol)
-        new = dataclasses.replace(
-            base,
-            premises=(*base.premises, ""),
-            premises_fol=(*base.premises_fol, extra),
-        )
-        labels_only = dataclasses.replace(checker, evidence=False)
-        (row,) = labels_only.check_story([new])
-        return Label(row.label) if row.label else None
 
 
 def _states_both_ways(sentence: str) -> bool:
@@ -168,17 +162,6 @@ def _literal(f: Formula) -> bool:
     return isinstance(f.body if isinstance(f, Not) else f, Pred)
 
 
-def _kinds(text: str, name: str) -> set[tuple[str, int]]:
-    """The (kind, arity) uses of `name` in one formula."""
-    f = parses(text)
-    uses = occurrences(f) if f is not None else ()
-    return {(o.kind, o.arity) for o in uses if o.name == name}
-
-
-def _kinds_in(context: ItemContext, name: str) -> set[tuple[str, int]]:
-    """The (kind, arity) uses of `name` in the premises."""
-    out: set[tuple[str, int]] = set()
-    for where, text in context.fol.items():
-        if where != CONCLUSION:
-            out |= _kinds(text, name)
-    return out
+def _uses(texts: Iterable[str], names: set[str]) -> set[tuple[SymbolKind, int]]:
+    """The (kind, arity) of every use of `names` in `texts`."""
+    return {(u.kind, u.arity) for t in texts for u in name_uses(t) if u.name in names}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
-from refinery.agents.critique import _CLASS_OF_KIND, item_context, rule_critique
+from refinery.agents.critique import _CLASS_OF_KIND, deciding, item_context, rule_critique
 from refinery.agents.models import ErrorClass
 from refinery.check import Checker
 from refinery.labels import Label
@@ -68,3 +68,15 @@ def test_every_finding_kind_diagnoses_an_error_class() -> None:
     assert set(_CLASS_OF_KIND) == set(FindingKind)
     assert _CLASS_OF_KIND[FindingKind.QUANTIFIER] is ErrorClass.WRONG_QUANTIFIER
     assert _CLASS_OF_KIND[FindingKind.WORD_UNSYMBOLISED] is ErrorClass.NL_MISMATCH
+
+
+def test_a_label_proved_from_no_premise_is_decided_by_the_conclusion_alone() -> None:
+    # a tautology: every prover's core is empty, so no premise (and no misread premise) decides
+    item = make_item(1, ["∀x (Cat(x) → Purr(x))", "Cat(tom)"], "Purr(tom) ∨ ¬Purr(tom)", "False")
+    (row,) = Checker(build_provers(["z3", "eprover"]), Budget()).check_story([item])
+    context = item_context(item, row)
+    assert context.agreed is Label.TRUE and deciding(context) == ["conclusion"]
+    # a proof that uses premises names them
+    item = make_item(2, ["∀x (Cat(x) → Purr(x))", "Cat(tom)"], "Purr(tom)", "False")
+    (row,) = Checker(build_provers(["z3", "eprover"]), Budget()).check_story([item])
+    assert deciding(item_context(item, row)) == ["premises[0]", "premises[1]", "conclusion"]
