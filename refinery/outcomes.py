@@ -128,7 +128,8 @@ class Outcome:
     whether a label change is suggested. `cause` names what blocks an item in review (the
     FOL's names, its structure, a fact left out, the label …) and `cause_evidence` why;
     `background_fol` the background facts proposed where one is left out (never merged into
-    the premises).
+    the premises); `refined_background_fol` those a reviewer accepted, which the refined split
+    publishes in their own column.
     """
 
     id: str
@@ -172,6 +173,7 @@ class Outcome:
     cause: Cause = Cause.NONE
     cause_evidence: str = ""
     background_fol: tuple[str, ...] = ()
+    refined_background_fol: tuple[str, ...] = ()
     seconds: float = 0.0
     run_id: str = ""
     review_decision: str = ""
@@ -251,6 +253,7 @@ _TUPLES = (
     "proposed_edits",
     "error_classes",
     "background_fol",
+    "refined_background_fol",
 )
 
 

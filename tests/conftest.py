@@ -70,6 +70,19 @@ def _isolated_state(
     monkeypatch.setenv("REFINERY_STATE_DIR", str(tmp_path_factory.getbasetemp() / "state"))
 
 
+@pytest.fixture
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Nothing reaches the network or the user's Hugging Face cache; returns a cache dir."""
+    import datasets
+
+    home = tmp_path / "hf-home"
+    for name, value in (("HF_DATASETS_OFFLINE", "1"), ("HF_HUB_OFFLINE", "1")):
+        monkeypatch.setenv(name, value)
+        monkeypatch.setattr(datasets.config, name, True, raising=False)
+    monkeypatch.setenv("HF_HOME", str(home))
+    return tmp_path / "hf-cache"
+
+
 @pytest.fixture(scope="session")
 def sample_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real run folder of the shipped sample (rules only), built once per session.

@@ -29,7 +29,7 @@ FILE_KEYS = [
     "proposed_conclusion_fol", "edits", "proposed_edits", "repaired_by", "error_classes",
     "critique", "rounds", "audit", "content_hash", "notation", "evidence", "findings",
     "nl_mismatch_score", "is_nl_mismatch_issue", "label_score", "is_label_issue", "cause",
-    "cause_evidence", "background_fol", "seconds",
+    "cause_evidence", "background_fol", "refined_background_fol", "seconds",
     "run_id",
 ]  # fmt: skip
 

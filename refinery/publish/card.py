@@ -243,8 +243,9 @@ def _usage(repo_id: str, splits: Mapping[str, Any]) -> list[str]:
         "",
         "- `refined` (default): every item. The input's own columns come first "
         "(`premises-FOL` and `conclusion-FOL` hold the refined FOL, so it is a drop-in "
-        "replacement), then FOL Refinery's: `id`, `status`, the original FOL and label, the "
-        "provers' label, the repairs, the evidence and the review columns.",
+        "replacement; `background-FOL` holds the background facts a reviewer accepted, which a "
+        "prover needs as further premises), then FOL Refinery's: `id`, `status`, the original "
+        "FOL and label, the provers' label, the repairs, the evidence and the review columns.",
         f"- `clean`: the `refined` rows whose status is {_or(_CLEAN)}.",
         "- `changes`: one row per changed field of an item (see below).",
         "",
@@ -289,7 +290,8 @@ def _changes_config(repo_id: str, splits: Mapping[str, Any]) -> list[str]:
         "",
         "- `field` says what changed: `premises-FOL[i]` is premise line i, counted from 0 (the "
         "i-th line of the newline-joined `premises-FOL`, or its i-th element where the source "
-        "keeps lists), `conclusion-FOL`, or `label` (changed only by a reviewer).",
+        "keeps lists), `conclusion-FOL`, `background-FOL[i]` (a background fact a reviewer "
+        "accepted, kept apart from the premises), or `label` (changed only by a reviewer).",
         "- `before` is the source's value and `after` the released one; null on one side means "
         "the line exists only on the other (added or removed).",
         "- `repaired_by` names the repair that made the change and `reviewer` the reviewer; "

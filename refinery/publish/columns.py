@@ -57,6 +57,9 @@ FIELD_NOTES: dict[str, str] = {
     "premises-FOL": "the refined premise FOL, one formula per line in the order of `premises`",
     "conclusion": "the conclusion in natural language",
     "conclusion-FOL": "the refined conclusion FOL",
+    "background-FOL": "background facts a reviewer accepted for what the sentences take for "
+    'granted ("a bee is an animal"), one per line in the layout of `premises-FOL`; never '
+    "merged into the premises: a prover needs them as further premises to reach the label",
     "example_id": "the source's example id",
     "source_row": "the source row as JSON text (sources whose rows are not items, e.g. "
     "ProofWriter theories)",
@@ -95,8 +98,8 @@ FIELD_NOTES: dict[str, str] = {
 }
 CHANGES_NOTES: dict[str, str] = {
     "id": "the item's id (as in `refined`)",
-    "field": "what changed: `premises-FOL[i]` (premise line i, from 0), `conclusion-FOL` or "
-    "`label`",
+    "field": "what changed: `premises-FOL[i]` (premise line i, from 0), `conclusion-FOL`, "
+    "`background-FOL[i]` (an accepted background fact) or `label`",
     "before": "the source's value (null: the line exists only after the change)",
     "after": "the released value (null: the line was removed)",
     "status": "the item's status",

@@ -94,7 +94,8 @@ def change_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One row per changed field of each refined row; unchanged items give none.
 
     Premise FOL is compared line by line (``premises-FOL[i]``, i from 0; a line only on one side
-    has ``None`` on the other), then ``conclusion-FOL``, then ``label`` (original vs current).
+    has ``None`` on the other), then ``conclusion-FOL``, then each accepted background fact
+    (``background-FOL[i]``, new: ``None`` before), then ``label`` (original vs current).
     Every row carries the item's ``evidence``: why its final FOL gets the provers' label.
     """
     out = []
@@ -109,6 +110,10 @@ def change_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         fields.append(
             ("conclusion-FOL", row.get("original_conclusion_fol"), row.get("conclusion-FOL"))
         )
+        fields += [
+            (f"background-FOL[{i}]", None, fact)
+            for i, fact in enumerate(_lines(row.get("background-FOL")))
+        ]
         fields.append(("label", row.get("original_label"), row.get("label")))
         out += [
             {"id": row["id"], "field": field, "before": _text(b), "after": _text(a), **common}

@@ -15,16 +15,18 @@ which the gold label fails, and only an axiom that model breaks can help. Each s
 tried with Z3 first, then confirmed by every prover, with the premises still consistent; when
 none suffices alone, the best is kept and the search asks for a new countermodel (at most
 `MAX_AXIOMS` axioms). A bridge is never merged into the premises: it is proposed, with why each
-axiom is plausible and how many prover calls the search took.
+axiom is plausible, the proof that it reaches the gold label (the premises and facts it used)
+and how many prover calls the search took.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from refinery.addresses import CONCLUSION
+from refinery.addresses import CONCLUSION, PREMISE_ADDRESS, background
 from refinery.agents.models import ItemContext
 from refinery.agents.reading.lexicon import Lexicon
 from refinery.agents.reading.words import content, name_words
@@ -62,6 +64,9 @@ class Bridge:
 
     axioms: tuple[Candidate, ...]
     calls: int
+    #: the provers' proof of the gold label with the axioms: what it used (``proves the
+    #: conclusion: premises[0], background[0] (eprover, z3)``); empty where none was found
+    proof: str = ""
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -146,7 +151,7 @@ def abduce(
                 continue
             calls += 1
             if label_with(checker, item, context, extras) is gold:
-                return Bridge((*chosen, c), calls)
+                return Bridge((*chosen, c), calls + 1, proof_with(checker, item, context, extras))
         if not useful:
             break
         chosen.append(useful[0])
@@ -166,15 +171,33 @@ def label_with(
 ) -> Label | None:
     """The label `checker`'s provers agree on for `context`'s FOL with `extras` as more
     premises (labels only: no cores, no countermodels), through its cache."""
-    base = item.with_formulas(context.fol)
-    more = tuple(extras)
-    new = dataclasses.replace(
-        base,
-        premises=(*base.premises, *("" for _ in more)),
-        premises_fol=(*base.premises_fol, *more),
-    )
-    (row,) = dataclasses.replace(checker, evidence=False).check_story([new])
+    plain = dataclasses.replace(checker, evidence=False)
+    (row,) = plain.check_story([_with_extras(item, context, tuple(extras))])
     return Label(row.label) if row.label else None
+
+
+def proof_with(checker: Checker, item: Item, context: ItemContext, extras: Iterable[str]) -> str:
+    """The provers' proof lines for `context`'s FOL with `extras` as more premises, each extra
+    named by its background address (`premises[n]` → `background[0]`)."""
+    n = len(item.with_formulas(context.fol).premises_fol)
+    (row,) = checker.check_story([_with_extras(item, context, tuple(extras))])
+    lines = [line for line in row.evidence.split("\n") if line.startswith("proves")]
+
+    def named(found: re.Match[str]) -> str:
+        i = int(found.group(1))
+        return background(i - n) if i >= n else found.group(0)
+
+    return "; ".join(PREMISE_ADDRESS.sub(named, line) for line in lines)
+
+
+def _with_extras(item: Item, context: ItemContext, extras: tuple[str, ...]) -> Item:
+    """`item` with `context`'s FOL and `extras` as more premises (no sentence of their own)."""
+    base = item.with_formulas(context.fol)
+    return dataclasses.replace(
+        base,
+        premises=(*base.premises, *("" for _ in extras)),
+        premises_fol=(*base.premises_fol, *extras),
+    )
 
 
 def _kind_of(lexicon: Lexicon, p: str, q: str) -> tuple[str, ...]:

@@ -218,7 +218,8 @@ def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
             return Blame(
                 Cause.KNOWLEDGE,
                 f"the FOL reads as its sentences say and leaves the conclusion open; with "
-                f"{bridge.describe()}, the provers prove the gold {_gold(context)}",
+                f"{bridge.describe()}, the provers prove the gold {_gold(context)}"
+                + (f" ({bridge.proof})" if bridge.proof else ""),
                 background=bridge,
             )
         both_ways = retest.converse(context) if retest else ""

@@ -48,6 +48,7 @@ def _background(bridge: Bridge) -> dict[str, Any]:
     return {
         "axioms": [{"fol": c.text, "support": c.support} for c in bridge.axioms],
         "prover_calls": bridge.calls,
+        "proof": bridge.proof,
     }
 
 

@@ -116,6 +116,9 @@ class ItemView:
     reason: str
     cause: str  # what blocks the item in review, and why ("" when nothing is open)
     cause_evidence: str
+    #: background facts: those a reviewer accepted (`background_accepted`), else those proposed
+    background: tuple[str, ...]
+    background_accepted: bool
     queued: bool
     gold: str
     prover_label: str
@@ -407,6 +410,8 @@ def _item(o: Outcome, anchor: str) -> ItemView:
         reason=o.reason.value or NONE,
         cause=o.cause.value,
         cause_evidence=o.cause_evidence,
+        background=o.refined_background_fol or o.background_fol,
+        background_accepted=bool(o.refined_background_fol),
         queued=o.queued,
         gold=o.gold_label or NONE,
         prover_label=o.prover_label or NONE,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from refinery import runs
-from refinery.addresses import premise
+from refinery.addresses import background, premise
 from refinery.errors import RefineryError
 from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows
 from refinery.report import run_history, write_report
@@ -25,6 +25,7 @@ from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
 from refinery.review.queue import Decision, QueueRow, queue_row
 from refinery.review.sheet import decisions_on, read_queue_lines
+from refinery.runs.refined import background_cell
 
 
 class ApplyRefused(RefineryError):
@@ -249,6 +250,7 @@ def _reviewed(
         for i in range(max(len(before), len(after)))
     ]
     pairs.append(("conclusion", outcome.original_conclusion_fol, resolution.conclusion_fol))
+    pairs += [(background(i), "", fact) for i, fact in enumerate(resolution.background_fol)]
     edits = tuple(
         {
             "where": w,
@@ -265,6 +267,7 @@ def _reviewed(
         status=Status.REVIEWED,
         refined_premises_fol=tuple(resolution.premises_fol),
         refined_conclusion_fol=resolution.conclusion_fol,
+        refined_background_fol=resolution.background_fol,
         label=resolution.label,
         edits=edits,
         proposed_edits=(),
@@ -287,6 +290,7 @@ def _apply_row(row: dict[str, Any], outcome: Outcome) -> None:
         premises if isinstance(row.get("premises-FOL"), list) else "\n".join(premises)
     )
     row["conclusion-FOL"] = outcome.refined_conclusion_fol
+    row["background-FOL"] = background_cell(outcome, as_list=isinstance(row["premises-FOL"], list))
     row["status"] = outcome.status.value
     for key in ("label", "prover_label", "evidence", *REVIEW_FIELDS):
         row[key] = getattr(outcome, key)

@@ -3,7 +3,8 @@
 A decision row (see `refinery.review.queue`) resolves to the item's final FOL and final label:
 
 - ``accept_proposal``: `proposed_fol` (the original when nothing was proposed for the FOL) and
-  `final_label`, else `suggested_label`, else the gold label;
+  `final_label`, else `suggested_label`, else the gold label; with the background facts of
+  `background_fol`, which the refined split keeps in their own column, apart from the premises;
 - ``keep_original``: the original FOL and gold label;
 - ``edit``: `final_fol` (the original when empty) and `final_label` (the gold label when empty);
 - ``relabel``: the original FOL and `final_label`;
@@ -13,7 +14,7 @@ A reviewer's own FOL is stored in canonical symbols (``->`` becomes ``→``; see
 `refinery.logic.parse.canonical_symbols`), so ASCII typing never reaches a published split.
 
 `check_row` applies the same gates to a decision that a machine repair must pass: the final FOL
-parses and lints clean. Labels never change silently: a final label other than the gold label
+(with the accepted background facts) parses and lints clean. Labels never change silently: a final label other than the gold label
 needs a note saying why, and ``accept_proposal`` takes a suggested label only when `final_label`
 spells it out (in a spreadsheet that is the confirmation; the terminal and the page ask
 "gold → final" and write it). A final label that contradicts what both provers derive from the
@@ -52,7 +53,10 @@ _GOLD = tuple(label.value for label in GOLD_LABELS)
 #: help and the page's guidelines panel both show exactly this.
 GUIDELINES: dict[str, tuple[tuple[str, str], ...]] = {
     "decisions": (
-        (Decision.ACCEPT_PROPOSAL, "take the proposed FOL and the suggested label"),
+        (
+            Decision.ACCEPT_PROPOSAL,
+            "take the proposed FOL, the suggested label and the proposed background facts",
+        ),
         (Decision.KEEP_ORIGINAL, "the dataset's FOL and gold label are right as they are"),
         (Decision.EDIT, "your own FOL (it starts from the proposal), and a label if it changes"),
         (Decision.RELABEL, "keep the original FOL, change the label"),
@@ -85,6 +89,8 @@ class Resolution:
     label: str
     fol_changed: bool
     label_changed: bool
+    #: the background facts accepted with the decision (kept apart from the premises)
+    background_fol: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,11 +136,18 @@ def resolve(row: QueueRow) -> Resolution | str:
         return f"final_label {final_label!r} is not one of {', '.join(_GOLD)}"
     # `cell` is the queue cell the final FOL comes from (`source`; none for the reviewer's own)
     fol, label, source, cell = original, gold, "original_fol", row.original_fol
+    background: tuple[str, ...] = ()
     if decision == Decision.ACCEPT_PROPOSAL:
-        if not row.proposed_fol.strip() and not row.suggested_label.strip():
+        proposed = (row.proposed_fol, row.suggested_label, row.background_fol)
+        if not any(cell.strip() for cell in proposed):
             return "accept_proposal, but nothing was proposed for this item"
         if row.proposed_fol.strip():
             fol, source, cell = fol_lines(row.proposed_fol), "proposed_fol", row.proposed_fol
+        if was_cut(row.background_fol):
+            return (
+                "background_fol is cut in the queue: decide edit and write the facts in final_fol"
+            )
+        background = tuple(f for f in fol_lines(row.background_fol) if f)
         label = final_label or row.suggested_label.strip() or gold
     elif decision == Decision.KEEP_ORIGINAL:
         if final_label and final_label != gold:
@@ -164,6 +177,7 @@ def resolve(row: QueueRow) -> Resolution | str:
         label=label,
         fol_changed=fol != original,
         label_changed=label != gold,
+        background_fol=background,
     )
 
 
@@ -200,7 +214,10 @@ def check_row(row: QueueRow, engine: FeedbackEngine) -> RowCheck:
     if row.decision.strip() == Decision.SKIP:
         return RowCheck(problems, resolved, None)
     feedback = engine.check_draft(
-        row, [*resolved.premises_fol, resolved.conclusion_fol], gold=resolved.label
+        row,
+        [*resolved.premises_fol, resolved.conclusion_fol],
+        gold=resolved.label,
+        background=resolved.background_fol,
     )
     if not feedback.parses:
         problems.append("the final FOL does not parse:\n" + "\n".join(feedback.syntax))

@@ -134,13 +134,23 @@ class FeedbackEngine:
             issues=issues,
         )
 
-    def check_draft(self, row: QueueRow, fol: Sequence[str], gold: str = "") -> Feedback:
+    def check_draft(
+        self,
+        row: QueueRow,
+        fol: Sequence[str],
+        gold: str = "",
+        background: Sequence[str] = (),
+    ) -> Feedback:
         """`check` of `fol` (premise formulas, then the conclusion) for a review-queue row's item,
-        against the label the draft would give it (`gold`, see `check`)."""
+        against the label the draft would give it (`gold`, see `check`). `background` facts
+        count as more premises, after the item's own (``premises[n]`` is the first fact)."""
+        nl = row.nl_premises.split("\n")
+        if background:  # the facts have no sentence of their own: blanks, after the premises'
+            nl = [*(nl + [""] * len(fol))[: len(fol) - 1], *("" for _ in background)]
         return self.check(
-            fol[:-1],
+            [*fol[:-1], *background],
             fol[-1],
-            nl_premises=row.nl_premises.split("\n"),
+            nl_premises=nl,
             conclusion=row.conclusion,
             item_id=row.id,
             gold=gold,

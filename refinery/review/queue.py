@@ -10,7 +10,8 @@ reads and writes the file).
 A row is a `QueueRow` (one string field per column, `COLUMNS` order); what a reviewer decided is
 one of the `Decision` values (`DECISIONS`):
 
-- ``accept_proposal``: apply `proposed_fol` (and `suggested_label`, if any) as proposed;
+- ``accept_proposal``: apply `proposed_fol` (and `suggested_label`, if any) as proposed, and
+  take the background facts of `background_fol`, if any, into the split's own column;
 - ``keep_original``: the original annotation is right, change nothing;
 - ``edit``: use the reviewer's own `final_fol` (same layout as `original_fol`) and/or `final_label`;
 - ``relabel``: keep the FOL, set the gold label to `final_label`;
@@ -47,6 +48,7 @@ CONTENT_COLUMNS: tuple[str, ...] = (
     "nl_premises",
     "original_fol",
     "proposed_fol",
+    "background_fol",
     "conclusion",
     "conclusion_fol",
     "gold_label",
@@ -77,6 +79,9 @@ COLUMNS: tuple[str, ...] = CONTENT_COLUMNS + STATE_COLUMNS + DECISION_COLUMNS
 #: The tool-owned cells `row_hash` covers: an annotator must not edit them (``review apply``
 #: refuses a row where one was).
 TOOL_COLUMNS: tuple[str, ...] = tuple(c for c in CONTENT_COLUMNS if c != "row_hash")
+#: Tool-owned columns added after queues were first written: `row_hash` counts them only when
+#: filled, so a row an earlier version wrote (where they are absent, so empty) keeps its hash.
+LATER_COLUMNS: tuple[str, ...] = ("background_fol",)
 
 #: The most the tool writes into one cell, in UTF-8 bytes; a longer text is cut (`cap_cell`).
 CELL_LIMIT = 32 * 1024
@@ -142,6 +147,7 @@ class QueueRow:
     nl_premises: str = ""
     original_fol: str = ""
     proposed_fol: str = ""
+    background_fol: str = ""
     conclusion: str = ""
     conclusion_fol: str = ""
     gold_label: str = ""
@@ -244,13 +250,19 @@ def row_hash(row: Mapping[str, str]) -> str:
     """A short fingerprint of a row's tool-owned cells (`TOOL_COLUMNS`).
 
     Blind to what a spreadsheet re-save changes (line endings, padding, ``TRUE`` for ``True``,
-    ``0.5`` for ``0.50``), sensitive to anything else.
+    ``0.5`` for ``0.50``), sensitive to anything else. An empty `LATER_COLUMNS` cell is left
+    out, so the hash of a row written before that column existed is unchanged.
 
     >>> a = {"id": "d/s/1", "gold_label": "True"}
     >>> row_hash(a) == row_hash({**a, "gold_label": "TRUE "}), row_hash(a) == row_hash({})
     (True, False)
+    >>> row_hash(a) == row_hash({**a, "background_fol": "∀x (Bee(x) → Animal(x))"})
+    False
     """
-    text = "\x1f".join(f"{c}\x1e{_normal(c, row.get(c, ''))}" for c in TOOL_COLUMNS)
+    cells = {c: _normal(c, row.get(c, "")) for c in TOOL_COLUMNS}
+    text = "\x1f".join(
+        f"{c}\x1e{cell}" for c, cell in cells.items() if cell or c not in LATER_COLUMNS
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -292,6 +304,7 @@ def queue_row(outcome: Outcome) -> QueueRow:
         nl_premises=_lines(o.premises),
         original_fol=_lines(original),
         proposed_fol=proposed,
+        background_fol=_lines(o.background_fol),
         conclusion=_one_line(text(o.conclusion)),
         conclusion_fol=_one_line(text(o.original_conclusion_fol)),
         gold_label=text(o.gold_label),
@@ -328,7 +341,9 @@ def queue_rows(outcomes: Iterable[Outcome]) -> list[QueueRow]:
         ``nl_premises`` holds one sentence per line. ``original_fol`` and ``proposed_fol``
         hold every formula of the item, one per line: the premises in order, then the
         conclusion on the last line (``proposed_fol`` is empty when nothing was proposed, and
-        takes the original for whichever part was not). ``conclusion_fol`` repeats the original
+        takes the original for whichever part was not). ``background_fol`` holds the background
+        facts proposed for a fact the sentences leave out, one per line (empty when none; never
+        part of the premises). ``conclusion_fol`` repeats the original
         conclusion next to its NL. ``prover_labels`` reads ``eprover=True; z3=True``.
         No tool-owned cell exceeds `CELL_LIMIT` (`cap_cell`); ``row_hash`` fingerprints them.
         ``status`` is ``open``; ``flag`` and the decision columns are empty.

@@ -333,6 +333,11 @@ class ReviewSession:
                 w(f"  {line}")
         else:
             w("Proposed edit: none")
+        background = [f for f in fol_lines(row.background_fol) if f.strip()]
+        if background:
+            w("Background facts proposed (a accepts them; kept apart from the premises):")
+            for i, fact in enumerate(background):
+                w(f"  background[{i}]: {fact}")
         if draft.fol != fol_lines(row.proposed_fol or row.original_fol):
             w("Your saved FOL (the draft starts from it):")
             for line in _diff(fol, draft.fol):

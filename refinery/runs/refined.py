@@ -2,7 +2,8 @@
 
 Each row keeps the input's own columns and layout (FOLIO v2 newline-joined strings, v0 lists),
 with `premises-FOL` / `conclusion-FOL` holding the refined FOL, so the file is a drop-in
-replacement for the original. Added columns: `id`, `status` (verified | repaired | needs_review),
+replacement for the original. Added columns: `background-FOL` (the background facts a reviewer
+accepted, in the layout of `premises-FOL`; never merged into the premises), `id`, `status` (verified | repaired | needs_review),
 `reason`, `original_label`, `label` (always equal to the original: labels never change
 automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
 `original_conclusion_fol`, `repaired_by`, `error_classes`, `evidence` (why the refined FOL
@@ -70,6 +71,7 @@ def refined_rows(
         refined = list(o.refined_premises_fol)
         raw["premises-FOL"] = refined if as_list else "\n".join(refined)
         raw["conclusion-FOL"] = o.refined_conclusion_fol
+        raw["background-FOL"] = background_cell(o, as_list=as_list)
         original = list(o.original_premises_fol)
         raw.update(
             {
@@ -101,6 +103,13 @@ def refined_rows(
         )
         rows.append(raw)
     return rows
+
+
+def background_cell(outcome: Outcome, *, as_list: bool) -> str | list[str]:
+    """The `background-FOL` cell of an outcome: its accepted facts, one per line (a list where
+    the split keeps premises as lists); empty where none was accepted."""
+    facts = list(outcome.refined_background_fol)
+    return facts if as_list else "\n".join(facts)
 
 
 def _input_columns(item: Item) -> dict[str, Any]:

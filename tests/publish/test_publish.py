@@ -40,19 +40,6 @@ RELEASE_FILES = [
 ]
 
 
-@pytest.fixture
-def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Nothing reaches the network or the user's Hugging Face cache; returns a cache dir."""
-    import datasets
-
-    home = tmp_path / "hf-home"
-    for name, value in (("HF_DATASETS_OFFLINE", "1"), ("HF_HUB_OFFLINE", "1")):
-        monkeypatch.setenv(name, value)
-        monkeypatch.setattr(datasets.config, name, True, raising=False)
-    monkeypatch.setenv("HF_HOME", str(home))
-    return tmp_path / "hf-cache"
-
-
 def _reviewed_copy(sample_run: Path, dest: Path) -> Path:
     """The sample run after a review round, as `refinery review apply` would write it: one label
     changed (203), one premise line fixed (1201), one premise line added (1301)."""

@@ -160,7 +160,10 @@ def item_view(
         "critique": [c.strip() for c in _FINDING.split(row.critique) if c.strip()],
         "evidence": [line for line in row.evidence.split("\n") if line.strip()],
         "optional": {k: cell for k, cell in row.cells(OPTIONAL_FIELDS).items() if cell.strip()},
-        "has_proposal": bool(proposed) or bool(row.suggested_label.strip()),
+        "background": [f for f in fol_lines(row.background_fol) if f.strip()],
+        "has_proposal": any(
+            cell.strip() for cell in (row.proposed_fol, row.suggested_label, row.background_fol)
+        ),
         "decision": row.cells(("decision", "final_label", "reviewer", "decided_at", "note")),
         "flags": sorted(flag_set(row.flag)),
         "conflict": MERGE_CONFLICT in flag_set(row.flag),
