@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from refinery.addresses import CONCLUSION, PREMISE_ADDRESS, background
@@ -151,11 +151,28 @@ def abduce(
                 continue
             calls += 1
             if label_with(checker, item, context, extras) is gold:
-                return Bridge((*chosen, c), calls + 1, proof_with(checker, item, context, extras))
+                return fewest(item, context, checker, (*chosen, c), calls)
         if not useful:
             break
         chosen.append(useful[0])
     return Bridge((), calls)
+
+
+def fewest(
+    item: Item, context: ItemContext, checker: Checker, axioms: tuple[Candidate, ...], calls: int
+) -> Bridge:
+    """The bridge of `axioms` (which every prover has confirmed), without any axiom that no
+    prover's proof uses: an axiom kept from an earlier countermodel may have turned out
+    unneeded once the next one was found."""
+    proof, used = proof_with(checker, item, context, [a.text for a in axioms])
+    calls += 1
+    kept = tuple(a for i, a in enumerate(axioms) if i in used)
+    if kept and len(kept) < len(axioms):
+        texts = [a.text for a in kept]
+        calls += 2
+        if label_with(checker, item, context, texts) is context.gold:
+            return Bridge(kept, calls, proof_with(checker, item, context, texts)[0])
+    return Bridge(axioms, calls, proof)
 
 
 def _breaks(model: object, axiom: Formula) -> bool:
@@ -176,18 +193,25 @@ def label_with(
     return Label(row.label) if row.label else None
 
 
-def proof_with(checker: Checker, item: Item, context: ItemContext, extras: Iterable[str]) -> str:
+def proof_with(
+    checker: Checker, item: Item, context: ItemContext, extras: Sequence[str]
+) -> tuple[str, set[int]]:
     """The provers' proof lines for `context`'s FOL with `extras` as more premises, each extra
-    named by its background address (`premises[n]` → `background[0]`)."""
+    named by its background address (`premises[n]` → `background[0]`), and the positions of
+    the extras some proof used."""
     n = len(item.with_formulas(context.fol).premises_fol)
     (row,) = checker.check_story([_with_extras(item, context, tuple(extras))])
     lines = [line for line in row.evidence.split("\n") if line.startswith("proves")]
+    used: set[int] = set()
 
     def named(found: re.Match[str]) -> str:
         i = int(found.group(1))
-        return background(i - n) if i >= n else found.group(0)
+        if i < n:
+            return found.group(0)
+        used.add(i - n)
+        return background(i - n)
 
-    return "; ".join(PREMISE_ADDRESS.sub(named, line) for line in lines)
+    return "; ".join(PREMISE_ADDRESS.sub(named, line) for line in lines), used
 
 
 def _with_extras(item: Item, context: ItemContext, extras: tuple[str, ...]) -> Item:

@@ -7,8 +7,9 @@ from blaming import CHECKER, mismatch_cause
 
 from refinery.agents.critique import item_context
 from refinery.agents.reading.lexicon import Lexicon
+from refinery.logic.parse import parse
 from refinery.outcomes import Cause
-from refinery.repair.abduce import abduce, candidates
+from refinery.repair.abduce import Candidate, abduce, candidates, fewest
 from refinery.repair.blame import Blame
 
 from fakes import make_item
@@ -91,3 +92,20 @@ def test_a_gold_uncertain_label_is_not_searched() -> None:
     item = make_item(1, ["Bee(harry)"], "Mortal(harry)", "Uncertain")
     (row,) = CHECKER.check_story([item])
     assert abduce(item, item_context(item, row), CHECKER, LEXICON) is None
+
+
+def test_an_axiom_no_proof_uses_is_dropped_from_the_bridge() -> None:
+    # two names, two things was kept from a first countermodel; the words' rule alone proves it
+    item = make_item(
+        1, ["∀x (Car(x) → HasWheels(x))", "RedCar(rex)", "Bike(tim)"], "HasWheels(rex)", "True"
+    )
+    (row,) = CHECKER.check_story([item])
+    names, rule = "rex ≠ tim", "∀x (RedCar(x) → Car(x))"
+    axioms = (Candidate(parse(names), "two names", 2), Candidate(parse(rule), "the words", 0))
+    bridge = fewest(item, item_context(item, row), CHECKER, axioms, calls=5)
+    assert bridge.texts == (rule,)
+    assert (
+        bridge.proof
+        == "proves the conclusion: premises[0], premises[1], background[0] (eprover, z3)"
+    )
+    assert bridge.calls == 5 + 3  # the proof, then the smaller bridge confirmed and proved
