@@ -206,7 +206,10 @@ def carry_decisions(
     second = tuple(e.item.id for e in since)
     if not same:
         return list(outcomes), list(rows), Carried(second_look=second)
-    problems, valid = check_queue(same, engine())
+    # checked against the run's own rows, never only against a row's own hash
+    decided = {entry.item.id for entry in same}
+    tool_rows = {o.id: queue_row(o) for o in outcomes if o.id in decided}
+    problems, valid = check_queue(same, engine(), tool_rows=tool_rows)
     changed: dict[str, Outcome] = {}
     for entry in same:
         row = entry.item

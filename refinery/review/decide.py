@@ -37,6 +37,7 @@ from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     DECISION_COLUMNS,
     DECISIONS,
+    ITEM_COLUMNS,
     MERGE_CONFLICT,
     TOOL_COLUMNS,
     Decision,
@@ -249,12 +250,18 @@ def edited_tool_cells(row: QueueRow, tool: QueueRow | None, run_id: str = "") ->
     """Why `row` is refused for edited tool-owned cells (`TOOL_COLUMNS`); empty when it is not.
 
     `tool` is the row the tool writes for the item from the run (`queue_row`), when there is
-    one: each edited column is then named with what it was. A row whose `row_hash` matches is
-    as the tool wrote it (possibly by an earlier run of the same content); one that matches
-    `tool` cell for cell is too.
+    one: each edited column is then named with what it was. The cells that come from the item
+    (`ITEM_COLUMNS`: its sentences, FOL and gold label) must be the run's, whatever the row's
+    own `row_hash` says (anyone can recompute an unkeyed hash; the run is the truth). Beyond
+    them, a row whose `row_hash` matches is as the tool wrote it (possibly an earlier run's
+    proposal for the same content); one that matches `tool` cell for cell is too.
     """
     cells = row.cells()
     stored = row.row_hash.strip()
+    if tool is not None:
+        items = _edited(cells, tool.cells(), ITEM_COLUMNS, run_id)
+        if items:
+            return items
     if stored and stored == row_hash(cells):
         return []
     if tool is None:
@@ -264,12 +271,18 @@ def edited_tool_cells(row: QueueRow, tool: QueueRow | None, run_id: str = "") ->
             "tool-owned cells were edited since the tool wrote this row (its row_hash does not "
             f"match); {_YOURS}; `review check --run RUN` or `review apply` names the column"
         ]
+    return _edited(cells, tool.cells(), TOOL_COLUMNS, run_id)
+
+
+def _edited(
+    cells: Mapping[str, str], was: Mapping[str, str], columns: Sequence[str], run_id: str
+) -> list[str]:
+    """One message per column of `columns` whose cell differs from what the tool wrote."""
     where = f" (as run {run_id} has it)" if run_id else ""
-    was = tool.cells()
     return [
         f"tool-owned column {c} was edited: it was {_show(was[c])}{where}, the queue has "
         f"{_show(cells[c])}; {_YOURS}"
-        for c in TOOL_COLUMNS
+        for c in columns
         # compared as row_hash compares them: blind to a spreadsheet's re-spelling
         if row_hash({c: cells[c]}) != row_hash({c: was[c]})
     ]

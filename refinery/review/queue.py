@@ -79,6 +79,20 @@ COLUMNS: tuple[str, ...] = CONTENT_COLUMNS + STATE_COLUMNS + DECISION_COLUMNS
 #: The tool-owned cells `row_hash` covers: an annotator must not edit them (``review apply``
 #: refuses a row where one was).
 TOOL_COLUMNS: tuple[str, ...] = tuple(c for c in CONTENT_COLUMNS if c != "row_hash")
+#: The tool-owned columns that come from the item itself (its id, sentences, FOL and gold label):
+#: a row decided on the item's content (`content_hash`) has exactly the run's cells here.
+ITEM_COLUMNS: tuple[str, ...] = (
+    "id",
+    "dataset",
+    "split",
+    "story_id",
+    "nl_premises",
+    "original_fol",
+    "conclusion",
+    "conclusion_fol",
+    "gold_label",
+    "content_hash",
+)
 #: Tool-owned columns added after queues were first written: `row_hash` counts them only when
 #: filled, so a row an earlier version wrote (where they are absent, so empty) keeps its hash.
 LATER_COLUMNS: tuple[str, ...] = ("background_fol",)

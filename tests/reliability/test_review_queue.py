@@ -13,9 +13,16 @@ import pytest
 
 from refinery.cli import main
 from refinery.prove.verdict import Budget
-from refinery.review.apply import ApplyRefused, apply_review
+from refinery.review.apply import ApplyRefused, apply_review, carry_decisions
 from refinery.review.feedback import FeedbackEngine
-from refinery.review.queue import CELL_LIMIT, COLUMNS, QueueRow, queue_rows, tool_cells_edited
+from refinery.review.queue import (
+    CELL_LIMIT,
+    COLUMNS,
+    QueueRow,
+    queue_rows,
+    row_hash,
+    tool_cells_edited,
+)
 from refinery.review.sheet import MergeReport, neutralise, read_queue, write_queue, write_rows
 from refinery.runs import load_run, run_folders
 from vampire.registry import build_provers
@@ -151,6 +158,35 @@ def _write_raw(queue: Path, rows: list[QueueRow]) -> list[int]:
         out.writerow([neutralise(cell) for cell in row.cells().values()])
     queue.write_bytes(text.getvalue().encode("utf-8-sig"))
     return starts
+
+
+def test_a_forged_row_whose_hash_was_recomputed_is_refused_against_the_run(
+    sample_run: Path, tmp_path: Path, engine: FeedbackEngine
+) -> None:
+    # the gold label edited and the unkeyed row_hash recomputed to match: the row vouches for
+    # itself, but the run's own row says otherwise, and the run is the truth
+    run, queue = copy_sample(sample_run, tmp_path)
+    rows = by_id(queue)
+    forged = rows[ID_1301].replace(decision="keep_original", note=NOTE_1301, gold_label="False")
+    rows[ID_1301] = forged.replace(row_hash=row_hash(forged.cells()))
+    assert not tool_cells_edited(rows[ID_1301])  # the forgery is self-consistent
+    write_rows(queue, rows.values())
+
+    with pytest.raises(ApplyRefused) as refused:
+        apply_review(queue, load_run(run), engine)
+    [problem] = refused.value.problems
+    assert problem.item_id == ID_1301 and problem.message.startswith(
+        f"tool-owned column gold_label was edited: it was 'True' (as run {run.name} has it)"
+    )
+    assert run_folders(run.parent) == [run]  # nothing applied
+
+    # a later run of the split does not carry it either: it is refused, the label stays
+    loaded = load_run(run)
+    outcomes, new_rows, carried = carry_decisions(
+        queue, loaded.outcomes, loaded.refined_rows(), lambda: engine
+    )
+    assert carried.carried == () and [r.split(": ")[0] for r in carried.refused] == [ID_1301]
+    assert {str(r["id"]): r["label"] for r in new_rows}[ID_1301] == "True"
 
 
 def test_two_rows_for_one_item_are_refused_by_check_and_apply_naming_both(
