@@ -351,6 +351,50 @@ def test_a_missing_fact_is_proposed_as_background_never_merged_into_the_premises
     assert Outcome.from_dict(json.loads(json.dumps(out.to_dict()))) == out
 
 
+@pytest.mark.parametrize(
+    ("premises", "conclusion", "proposed"),
+    [
+        (
+            [
+                ("All games in the FIFA series support the PS4.", "∀x (In(x, fIFASeries) → Support(x, pS4))"),
+                ("Be Lionel is in the FIFA series.", "In(beLionel, fIFASeries)"),
+            ],
+            ("Be Lionel is in the FIFA series and supports the PS4.", "FIFASeries(beLionel) ∧ Support(beLionel, pS4)"),
+            "In(beLionel, fIFASeries) ∧ Support(beLionel, pS4)",
+        ),
+        (
+            [
+                ("Jerry should not worry about things outside his control.", "∀x (OutsideControl(x) → ¬ShouldWorry(jerry, x))"),
+                ("All traffic is outside of his control.", "∀x (Traffic(x) → OutsideControl(x))"),
+            ],
+            ("Jerry should not worry about traffic.", "¬ShouldWorry(jerry, traffic)"),
+            "∀y (Traffic(y) → ¬ShouldWorry(jerry, y))",
+        ),
+    ],
+)  # fmt: skip
+def test_a_name_the_premises_write_as_another_kind_is_proposed_retyped_for_review(
+    checker: Checker,
+    premises: list[tuple[str, str]],
+    conclusion: tuple[str, str],
+    proposed: str,
+) -> None:
+    item = make_item(
+        1,
+        [fol for _, fol in premises],
+        conclusion[1],
+        "True",
+        premises=[sentence for sentence, _ in premises],
+        conclusion=conclusion[0],
+    )
+    out = _run(checker, item)
+    # the retyped conclusion proves the gold label, but linking it is a guess: a proposal
+    assert out.status is Status.NEEDS_REVIEW and out.reason.value == "unconfirmed_repair"
+    assert out.refined_conclusion_fol == item.conclusion_fol
+    assert out.proposed_conclusion_fol == proposed
+    assert [e["source"] for e in out.proposed_edits] == ["retype_name"]
+    assert out.suggested_label == ""
+
+
 def test_a_compound_the_premises_spell_in_parts_is_proposed_split_for_review(
     checker: Checker,
 ) -> None:

@@ -24,6 +24,7 @@ from refinery.agents.repairs import (
     negation,
     parentheses,
     quantifiers,
+    retype,
     switch_connective,
     typos,
 )
@@ -59,6 +60,7 @@ RULES: tuple[Rule, ...] = (
     Rule.of(names),
     Rule.of(connectives),
     Rule.of(compounds),
+    Rule.of(retype),
     # meaning: proposed only where the alignment blames a formula (`repairs.semantic`)
     Rule.of(near_names),
     Rule.of(negation),

@@ -1,0 +1,130 @@
+"""`retype_name`: a conclusion name that the premises write as another kind of symbol.
+
+A conclusion cannot be proved from premises that spell its name as something else: FOLIO's
+annotators write "in the FIFA series" as `In(x, fIFASeries)` in one formula and as
+`FIFASeries(x)` in another, and "traffic" both as `Traffic(x)` and as the constant `traffic`.
+Where the conclusion alone uses a name that the premises use, case aside, as the other kind:
+
+- a one-place predicate `P(t)` whose name is a constant `p` of the premises, the second
+  argument of exactly one two-place relation `R` there, becomes `R(t, p)` ("Be Lionel is in
+  the FIFA series": `In(beLionel, fIFASeries)`, as the premises write it);
+- a constant `c` whose name is a one-place predicate `C` of the premises makes the conclusion a
+  statement about every `C`: `φ(c)` becomes `∀y (C(y) → φ(y))` ("Jerry should not worry about
+  traffic": about anything that is traffic).
+
+Like `split_compound`, each is a guess left as a proposal for review: linking the conclusion to
+the story can decide the label, and the gate cannot tell that from a repair.
+"""
+
+from __future__ import annotations
+
+from refinery.addresses import CONCLUSION
+from refinery.agents.models import ErrorClass, ItemContext
+from refinery.agents.repairs.edits import Candidate, RuleTag, make_edit, paren_pairs, splice
+from refinery.agents.repairs.located import NameUse, name_uses
+from refinery.logic.analysis import bound_names, subformulas
+from refinery.logic.parse import parses
+from refinery.logic.syntax import Const, Iff, Implies, Or, Pred, Xor
+
+TAG = RuleTag("retype_name", ErrorClass.NAMING_DRIFT)
+
+
+def propose(findings: ItemContext) -> list[Candidate]:
+    """One candidate per conclusion name the premises write as the other kind of symbol.
+
+    >>> fol = {"premises[0]": "∀x (In(x, fIFASeries) → Support(x, pS4))",
+    ...        "conclusion": "FIFASeries(beLionel)"}
+    >>> [[(e.where, e.after) for e in c] for c in propose(ItemContext("i", "s", fol, {}, None))]
+    [[('conclusion', 'In(beLionel, fIFASeries)')]]
+    >>> fol = {"premises[0]": "∀x (Traffic(x) → OutsideControl(x))",
+    ...        "conclusion": "¬ShouldWorry(jerry, traffic)"}
+    >>> [[(e.where, e.after) for e in c] for c in propose(ItemContext("i", "s", fol, {}, None))]
+    [[('conclusion', '∀y (Traffic(y) → ¬ShouldWorry(jerry, y))')]]
+    """
+    before = findings.fol.get(CONCLUSION, "")
+    if parses(before) is None:
+        return []
+    premises = [t for w, t in findings.fol.items() if w != CONCLUSION]
+    theirs = {(u.kind, u.arity, u.name) for t in premises for u in name_uses(t)}
+    by_case: dict[str, set[tuple[str, int, str]]] = {}
+    for symbol in theirs:
+        by_case.setdefault(symbol[2].lower(), set()).add(symbol)
+    out: list[Candidate] = []
+    done: set[str] = set()
+    for use in name_uses(before):
+        if use.name in done or (use.kind, use.arity, use.name) in theirs:
+            continue
+        done.add(use.name)
+        others = by_case.get(use.name.lower(), set()) - {(use.kind, use.arity, use.name)}
+        after, why = _retyped(before, use, others, premises)
+        if after is not None and after != before and parses(after) is not None:
+            out.append((make_edit(CONCLUSION, before, after, TAG, why, guess=True),))
+    return out
+
+
+def _retyped(
+    text: str, use: NameUse, others: set[tuple[str, int, str]], premises: list[str]
+) -> tuple[str | None, str]:
+    """The conclusion with `use`'s name written as the premises write it, and why; None where
+    the premises do not say how (no such symbol, or several)."""
+    if use.kind == "predicate" and use.arity == 1:
+        constants = [name for kind, _, name in others if kind == "constant"]
+        if len(constants) != 1:
+            return None, ""
+        (constant,) = constants
+        relations = _relations_to(constant, premises)
+        if len(relations) != 1:
+            return None, ""
+        (relation,) = relations
+        why = f"{use.name} is in no premise, which relate things to {constant} by {relation}"
+        return _as_relation(text, use.name, relation, constant), why
+    if use.kind == "constant":
+        classes = [name for kind, arity, name in others if kind == "predicate" and arity == 1]
+        if len(classes) != 1:
+            return None, ""
+        (kind,) = classes
+        why = f"{use.name} is in no premise, which say {kind}(x) of things"
+        return _about_every(text, use.name, kind), why
+    return None, ""
+
+
+def _relations_to(constant: str, premises: list[str]) -> set[str]:
+    """The two-place relations whose second argument is `constant` somewhere in `premises`."""
+    found = set()
+    for text in premises:
+        f = parses(text)
+        for node in subformulas(f) if f is not None else ():
+            if isinstance(node, Pred) and len(node.args) == 2 and node.args[1] == Const(constant):
+                found.add(node.name)
+    return found
+
+
+def _as_relation(text: str, name: str, relation: str, constant: str) -> str:
+    """`text` with each atom `name(t)` written `relation(t, constant)`."""
+    pairs = paren_pairs(text)
+    edits = []
+    for use in name_uses(text):
+        if use.kind == "predicate" and use.name == name and use.arity == 1:
+            opening = text.index("(", use.end)
+            closing = pairs[opening]
+            argument = text[opening + 1 : closing]
+            edits.append((use.start, closing + 1, f"{relation}({argument}, {constant})"))
+    return splice(text, edits)
+
+
+def _about_every(text: str, constant: str, kind: str) -> str | None:
+    """`∀y (kind(y) → text)`, with the constant written y (a variable the text does not bind)."""
+    f = parses(text)
+    if f is None:
+        return None
+    taken = bound_names(f)
+    var = next(v for v in ("y", "z", "w", "v", "u", *(f"y{i}" for i in range(9))) if v not in taken)
+    edits = [
+        (u.start, u.end, var)
+        for u in name_uses(text)
+        if u.kind == "constant" and u.name == constant
+    ]
+    body = splice(text, edits)
+    if isinstance(f, Implies | Iff | Xor | Or):
+        body = f"({body})"  # the new → must not regroup the conclusion's own connective
+    return f"∀{var} ({kind}({var}) → {body})"
