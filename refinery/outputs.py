@@ -1,6 +1,12 @@
-"""Writing result files atomically: a temp file in the target folder, then a rename.
+"""What the product writes out: result files, atomically, and text for a terminal.
 
-A crash mid-write leaves the previous file (or none), never half of a new one.
+A result file is written to a temp file in the target folder, then renamed: a crash mid-write
+leaves the previous file (or none), never half of a new one.
+
+Text from a dataset or a reviewer (a sentence, formula, note or file name) is data: printed raw,
+an escape sequence in it could set the terminal's clipboard (OSC 52) or title, clear the screen
+or hide text, and a bidi control could reorder what a reviewer reads. `visible` shows each such
+character as a visible code (``⟨U+202E⟩``) instead, keeping line breaks and tabs.
 """
 
 from __future__ import annotations
@@ -11,10 +17,36 @@ import io
 import json
 import os
 import tempfile
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+#: Kept as they are: line breaks and tabs lay text out and act on nothing else.
+_LAYOUT = frozenset("\n\t")
+#: The general categories shown as codes: controls (C0, C1, ESC), format characters (bidi
+#: overrides and isolates, zero-width spaces and joiners), line and paragraph separators,
+#: unassigned, private-use and surrogate code points.
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cn", "Cs", "Co"})
+
+
+def visible(text: str) -> str:
+    """`text` with every control, format or invisible character shown as its code point.
+
+    >>> visible("Cat(tom)\\x1b]52;c;ZXZpbA==\\x07 ok")
+    'Cat(tom)⟨U+001B⟩]52;c;ZXZpbA==⟨U+0007⟩ ok'
+    >>> visible("note \\u202eevil\\nline two\\tend")
+    'note ⟨U+202E⟩evil\\nline two\\tend'
+    >>> visible("∀x (Bee(x) → Animal(x))")  # ordinary text is unchanged
+    '∀x (Bee(x) → Animal(x))'
+    """
+    if text.isprintable():
+        return text  # the common case: nothing to show differently
+    return "".join(
+        f"⟨U+{ord(c):04X}⟩" if c not in _LAYOUT and unicodedata.category(c) in _HIDDEN else c
+        for c in text
+    )
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:

@@ -22,6 +22,7 @@ from refinery import lifeline
 from refinery.cli import check, lint, publish, refine, rescore, review, schedule
 from refinery.cli.options import Group
 from refinery.errors import RefineryError
+from refinery.outputs import visible
 
 #: The environment variable a shell's completion script sets when it asks for completions.
 COMPLETE_VAR = "_REFINERY_COMPLETE"
@@ -115,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BaseException as exc:
         if not (lifeline.stopping or isinstance(exc, KeyboardInterrupt)):
             if isinstance(exc, RefineryError):
-                print(f"refinery: error: {exc}", file=sys.stderr)
+                print(f"refinery: error: {visible(str(exc))}", file=sys.stderr)
                 return 2
             raise
         # stopped by a signal (whatever the run raised on its way out is that signal's echo);

@@ -170,8 +170,11 @@ def _check_on_cluster(args: Args, names: list[str], cache: Path | None) -> list[
 
 def _check_here(args: Args, names: list[str], cache: Path | None, console: Any) -> list[CheckRow]:
     """Check on this machine's pool, with a progress bar; no Prefect."""
+    from rich.markup import escape
+
     from refinery.check import check_items
     from refinery.datasets import load_any
+    from refinery.outputs import visible
     from refinery.progress import terminal
     from refinery.prove.verdict import Budget
     from vampire.registry import build_provers
@@ -180,7 +183,9 @@ def _check_here(args: Args, names: list[str], cache: Path | None, console: Any) 
     for source in args.sources:
         result = load_any(source)
         for err in result.errors:
-            console.print(f"[yellow]{err.source}:{err.line}: skipped row: {err.reason}[/]")
+            # the reason may quote the row: shown, never interpreted (markup or escapes)
+            where = escape(visible(f"{err.source}:{err.line}: skipped row: {err.reason}"))
+            console.print(f"[yellow]{where}[/]")
         items += result.items
     if not items:
         return []

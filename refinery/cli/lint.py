@@ -15,6 +15,7 @@ def run(args: Args) -> int:
     from refinery.datasets.folio import load_fol_lines
     from refinery.logic.lint import lint
     from refinery.logic.parse import Parsed, try_parse
+    from refinery.outputs import visible
 
     entries = load_fol_lines(args.file)
     errors = 0
@@ -22,12 +23,12 @@ def run(args: Args) -> int:
         result = try_parse(text, field=f"{args.file}:{line}")
         if not isinstance(result, Parsed):
             errors += 1
-            print(result.render())
+            print(visible(result.render()))
             continue
         for issue in lint([(f"{args.file}:{line}", result.formula)]):
             if issue.severity == "error":
                 errors += 1
-                print(issue.render())
+                print(visible(issue.render()))
     print(f"{len(entries)} formulas, {errors} errors")
     return 1 if errors else 0
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from refinery.labels import normalize_gold_label
 from refinery.logic.parse import canonical_symbols
+from refinery.outputs import visible
 from refinery.review.decide import (
     GUIDELINES,
     Draft,
@@ -109,7 +110,8 @@ class ReviewSession:
         self.engine = engine
         self.reviewer = reviewer
         self.read = read
-        self.write = write
+        # every line shown may hold dataset or reviewer text: nothing in it may act on the terminal
+        self.write: Callable[[str], None] = lambda line: write(visible(line))
         self.tty = read is input and sys.stdin.isatty() and sys.stdout.isatty()
         self.key = key or (_tty_key if self.tty else lambda prompt: read(prompt).strip())
         rows = read_queue(queue)
@@ -207,7 +209,8 @@ class ReviewSession:
         except ImportError:  # a Python without readline: show the text, take a new line
             self.write(f"current: {prefill}")
             return self.read(prompt).strip() or prefill
-        readline.set_startup_hook(lambda: readline.insert_text(prefill))
+        # shown as the terminal will echo it: an invisible character becomes its visible code
+        readline.set_startup_hook(lambda: readline.insert_text(visible(prefill)))
         try:
             return self.read(prompt).strip()
         except EOFError:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from refinery.outputs import visible
 from refinery.review.decide import GUIDELINES, Draft, fol_lines
 from refinery.review.queue import DECISIONS, MERGE_CONFLICT, QueueRow, flag_set
 from refinery.review.record import decision_version
@@ -131,13 +132,14 @@ def item_view(
             {
                 "index": i,
                 "name": "conclusion" if is_conclusion else f"premise {i + 1}",
-                "nl": row.conclusion if is_conclusion else (nl[i] if i < len(nl) else ""),
+                "nl": visible(row.conclusion if is_conclusion else (nl[i] if i < len(nl) else "")),
                 "original": before,
                 "draft": text,
                 "proposal": diff_segments(before, after) if after != before else [],
             }
         )
-    extra_nl = nl[len(draft.fol) - 1 :]  # sentences without a formula: shown, not editable
+    # sentences without a formula: shown, not editable
+    extra_nl = [visible(s) for s in nl[len(draft.fol) - 1 :]]
     following = [r.id for r in listed[at + 1 :] if not is_decided(r)]
     return {
         "id": row.id,
@@ -146,7 +148,7 @@ def item_view(
         "story_id": row.story_id,
         "reasons": reasons_of(row),
         "cause": row.cause,
-        "cause_evidence": row.cause_evidence,
+        "cause_evidence": visible(row.cause_evidence),
         "position": at + 1,
         "count": len(ids),
         "prev_url": filters.url(ids[at - 1]) if at > 0 else "",
@@ -157,14 +159,19 @@ def item_view(
         "gold": row.gold_label,
         "suggested": row.suggested_label,
         "prover_labels": _prover_labels(row.prover_labels),
-        "critique": [c.strip() for c in _FINDING.split(row.critique) if c.strip()],
-        "evidence": [line for line in row.evidence.split("\n") if line.strip()],
+        "critique": [visible(c.strip()) for c in _FINDING.split(row.critique) if c.strip()],
+        "evidence": [visible(line) for line in row.evidence.split("\n") if line.strip()],
         "optional": {k: cell for k, cell in row.cells(OPTIONAL_FIELDS).items() if cell.strip()},
         "background": [f for f in fol_lines(row.background_fol) if f.strip()],
         "has_proposal": any(
             cell.strip() for cell in (row.proposed_fol, row.suggested_label, row.background_fol)
         ),
-        "decision": row.cells(("decision", "final_label", "reviewer", "decided_at", "note")),
+        "decision": {
+            k: visible(v)
+            for k, v in row.cells(
+                ("decision", "final_label", "reviewer", "decided_at", "note")
+            ).items()
+        },
         "flags": sorted(flag_set(row.flag)),
         "conflict": MERGE_CONFLICT in flag_set(row.flag),
         "conflicts": [dict(c) for c in conflicts],
