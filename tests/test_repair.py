@@ -414,3 +414,30 @@ def test_a_compound_the_premises_spell_in_parts_is_proposed_split_for_review(
     assert [e["source"] for e in out.proposed_edits] == ["split_compound"]
     # the proposal reaches the gold label: no label is suggested against it
     assert out.suggested_label == "" and not out.is_label_issue
+
+
+@pytest.mark.parametrize(
+    ("premise", "conclusion"),
+    [("Cat(tоm)", "Mammal(tom)"), ("Cat(tom)", "Ｍammal(tom)")],  # a Cyrillic о; a fullwidth Ｍ
+)
+def test_a_name_that_only_looks_latin_is_written_plainly_never_blamed_on_the_label(
+    checker: Checker, premise: str, conclusion: str
+) -> None:
+    item = make_item(
+        1,
+        ["∀x (Cat(x) → Mammal(x))", premise],
+        conclusion,
+        "True",
+        premises=["All cats are mammals.", "Tom is a cat."],
+        conclusion="Tom is a mammal.",
+    )
+    (row,) = checker.check_story([item])
+    assert row.category == "lint_error" and "lookalike_name" in row.issues
+    out = _run(checker, item)
+    assert out.status is Status.REPAIRED and out.repaired_by == "plain_names"
+    assert [*out.refined_premises_fol, out.refined_conclusion_fol] == [
+        "∀x (Cat(x) → Mammal(x))",
+        "Cat(tom)",
+        "Mammal(tom)",
+    ]
+    assert out.suggested_label == "" and not out.is_label_issue

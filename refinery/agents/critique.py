@@ -37,6 +37,7 @@ _LINT_CLASS = {
     "arity_conflict": (ErrorClass.ARITY_CONFLICT, 0.9),
     "free_variable": (ErrorClass.FREE_VARIABLE, 0.9),
     "predicate_as_function": (ErrorClass.SCOPE, 0.6),
+    "lookalike_name": (ErrorClass.NAMING_DRIFT, 0.95),
     "name_clash": (ErrorClass.NAMING_DRIFT, 0.4),
     "vacuous_quantifier": (ErrorClass.SCOPE, 0.5),
     "count_mismatch": (ErrorClass.NL_MISMATCH, 0.8),

@@ -6,6 +6,10 @@ Rules and severities:
   with one digit), or a name the same item binds elsewhere. FOLIO constants are words, so a
   single-letter `x` outside every quantifier is a scope error, not an individual.
 - `predicate_as_function` (error): a predicate name applied as a term (`Likes(x, Good(y))`).
+- `lookalike_name` (error): a name written with characters that only look like the ones it
+  reads as: letters of another script among Latin ones (a Cyrillic "о" in `tоm`), or
+  compatibility forms (a fullwidth "Ｍ"). `Cat(tоm)` and `Mammal(tom)` are about two
+  individuals that nobody can tell apart; `plain_name` is the name as it reads.
 - `name_clash` (warning): one name used both as a predicate and as a constant.
 - `vacuous_quantifier` (warning): a quantifier whose variable never occurs in its body.
 - `count_mismatch` (warning): the number of NL premises differs from the FOL premises.
@@ -15,6 +19,7 @@ Errors make a verdict untrustworthy; warnings are reported but do not block.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
@@ -26,7 +31,35 @@ from refinery.logic.syntax import Exists, Forall, Formula
 _VARIABLE_LIKE = re.compile(r"[u-z][0-9]?'*")
 _SINGLE_LETTER = re.compile(r"[a-z][0-9]*'*")
 
-ERROR_KINDS = frozenset({"arity_conflict", "free_variable", "predicate_as_function"})
+ERROR_KINDS = frozenset(
+    {"arity_conflict", "free_variable", "predicate_as_function", "lookalike_name"}
+)
+
+
+@lru_cache(maxsize=4096)
+def plain_name(name: str) -> str:
+    """`name` as it reads: compatibility forms folded (NFKC: "Ｍ" → "M"), and letters of
+    another script that look like Latin ones, in a name that mixes scripts, written in Latin
+    (Unicode's confusables data). A name in one script alone (`Κρήτη`) is its own.
+
+    >>> plain_name("tоm"), plain_name("Ｍammal"), plain_name("Κρήτη"), plain_name("tom")
+    ('tom', 'Mammal', 'Κρήτη', 'tom')
+    """
+    if name.isascii():
+        return name
+    folded = unicodedata.normalize("NFKC", name)
+    if folded.isascii():
+        return folded
+    from confusable_homoglyphs import confusables  # its data loads only for such a name
+
+    if not confusables.is_mixed_script(folded):
+        return folded
+    found = confusables.is_confusable(folded, preferred_aliases=["latin"], greedy=True) or []
+    latin = {
+        f["character"]: next((g["c"] for g in f["homoglyphs"] if g["c"].isascii()), "")
+        for f in found
+    }
+    return "".join(latin.get(c) or c for c in folded)
 
 
 class _Same:
@@ -116,6 +149,15 @@ def lint(
         if kind == "constant" and ("predicate", name) in uses:
             where, occ = occs[0]
             add("name_clash", f"{name!r} is used both as a predicate and a constant", where, occ)
+        if (plain := plain_name(name)) != name:
+            where, occ = occs[0]
+            add(
+                "lookalike_name",
+                f"{kind} {name!r} looks like {plain!r} but is written with other characters "
+                "(another script or a compatibility form)",
+                where,
+                occ,
+            )
     for where, (_, _, vacuous) in facts:
         for q in vacuous:
             add("vacuous_quantifier", f"variable {q.var!r} does not occur in its scope", where)

@@ -115,6 +115,11 @@ def blame(
         kinds = set(lint_kinds)
         if "arity_conflict" in kinds:
             return Blame(Cause.VOCABULARY, "a predicate is used with two arities")
+        if "lookalike_name" in kinds:
+            return Blame(
+                Cause.VOCABULARY,
+                "a name is written with characters that only look like the ones it reads as",
+            )
         if "free_variable" in kinds:
             return Blame(Cause.STRUCTURE, "a variable is not bound by any quantifier")
         return Blame(Cause.SYNTAX, "lint errors: " + ", ".join(sorted(kinds)))

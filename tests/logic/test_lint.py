@@ -72,3 +72,25 @@ def test_equal_formulas_from_different_texts_keep_their_own_spans() -> None:
     assert spans[0] is not None and spans[1] is not None
     assert spans[1].column == spans[0].column + 6
     assert spans[2] == spans[0]
+
+
+def test_a_name_that_only_looks_like_another_is_an_error_a_name_in_one_script_is_not() -> None:
+    formulas = [
+        ("premises[0]", parse("Cat(tоm) ∧ Ｍammal(tom)")),  # Cyrillic о; fullwidth Ｍ
+        ("conclusion", parse("Island(κρήτη) ∧ Café(tom)")),  # Greek alone; Latin with an accent
+    ]
+    found = [(i.kind, i.severity, i.message) for i in lint(formulas)]
+    assert found == [
+        (
+            "lookalike_name",
+            "error",
+            "constant 'tоm' looks like 'tom' but is written with other characters "
+            "(another script or a compatibility form)",
+        ),
+        (
+            "lookalike_name",
+            "error",
+            "predicate 'Ｍammal' looks like 'Mammal' but is written with other characters "
+            "(another script or a compatibility form)",
+        ),
+    ]

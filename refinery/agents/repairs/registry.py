@@ -19,6 +19,7 @@ from refinery.agents.repairs import (
     connectives,
     free_variables,
     implication,
+    lookalikes,
     names,
     near_names,
     negation,
@@ -55,6 +56,7 @@ class Rule:
 RULES: tuple[Rule, ...] = (
     Rule.of(parentheses),
     Rule.of(typos),
+    Rule.of(lookalikes),
     Rule.of(arity),
     Rule.of(free_variables),
     Rule.of(names),

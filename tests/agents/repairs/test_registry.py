@@ -56,6 +56,7 @@ def test_rule_table() -> None:
     assert [(r.name, r.error_class) for r in RULES] == [
         ("balance_parentheses", ErrorClass.UNBALANCED_PARENTHESES),
         ("fix_token_typos", ErrorClass.TOKEN_TYPO),
+        ("plain_names", ErrorClass.NAMING_DRIFT),
         ("harmonize_arity", ErrorClass.ARITY_CONFLICT),
         ("close_free_variables", ErrorClass.FREE_VARIABLE),
         ("unify_names", ErrorClass.NAMING_DRIFT),
