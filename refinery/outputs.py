@@ -12,6 +12,7 @@ character as a visible code (``⟨U+202E⟩``) instead, keeping line breaks and 
 from __future__ import annotations
 
 import csv
+import glob
 import hashlib
 import io
 import json
@@ -57,11 +58,37 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
     try:
         write(Path(tmp))
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; outputs are shared
-        os.replace(tmp, path)
+        _sync(tmp)  # the data is on disk before the name points at it: a power cut leaves
+        os.replace(tmp, path)  # the old file or the new one, never an empty one
+        _sync(path.parent)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _sync(path: str | Path) -> None:
+    """fsync a file or a folder (a folder's entry is the rename); a system that cannot sync a
+    folder (some file systems, Windows) keeps what it has."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def stale_temps(path: Path) -> list[Path]:
+    """The temp files `atomic_write` leaves beside `path` when its writer is killed mid-write.
+
+    Only the one writer of `path` (one that holds its lock) may remove them: another writer's
+    temp file is in use until it is renamed.
+    """
+    return sorted(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
 
 
 def _umask() -> int:

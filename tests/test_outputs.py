@@ -1,15 +1,17 @@
-"""The verdict files: what `write_table` writes reads back as it was given, in both formats."""
+"""The result files: `write_table` reads back as it was given, in both formats; every write is
+atomic and synced to disk."""
 
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from refinery.outputs import write_table
+from refinery.outputs import atomic_write_text, write_table
 
 ROWS = [
     {"id": "a", "n": 1, "seconds": 0.25, "cached": True, "issues": 'x\ny, "z"', "gold": None},
@@ -73,3 +75,27 @@ def test_unchanged_rows_are_not_written_again(tmp_path: Path) -> None:
     first.csv.unlink()  # a file gone (or edited) is written again
     assert write_table(changed, tmp_path, "verdicts", volatile=("cached",)).written
     assert first.csv.exists()
+
+
+def test_the_data_is_synced_before_the_rename_and_the_rename_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def replace(src: str, dst: str) -> None:
+        events.append(("replace", str(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    target = tmp_path / "queue.csv"
+    atomic_write_text(target, "id\r\n")
+    assert [kind for kind, _ in events] == ["fsync", "replace", "fsync"]
+    assert events[0][1].startswith(str(tmp_path / ".queue.csv."))  # the temp file's data
+    assert events[2][1] == str(tmp_path)  # the folder's entry: the rename itself
+    assert target.read_bytes() == b"id\r\n"

@@ -26,7 +26,7 @@ from filelock import FileLock, Timeout
 from refinery.datasets.records import csv_problem, read_text_file
 from refinery.errors import DataError, RefineryError
 from refinery.outcomes import Outcome, Status
-from refinery.outputs import atomic_write
+from refinery.outputs import atomic_write, stale_temps
 from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     COLUMNS,
@@ -79,6 +79,8 @@ def queue_lock(path: str | os.PathLike[str], timeout: float = LOCK_SECONDS) -> I
     """Hold the queue's file lock: wrap every read-modify-write of a queue in it.
 
     Not re-entrant: a function that holds it calls only the unlocked writers (`write_rows`).
+    Whoever holds it is the queue's one writer, so temp files beside the queue are a killed
+    writer's leftovers: they are removed.
     """
     lock = FileLock(lock_path(path), timeout=timeout)
     try:
@@ -89,6 +91,8 @@ def queue_lock(path: str | os.PathLike[str], timeout: float = LOCK_SECONDS) -> I
             "try again"
         ) from None
     try:
+        for leftover in stale_temps(Path(path)):
+            leftover.unlink(missing_ok=True)
         yield
     finally:
         lock.release()

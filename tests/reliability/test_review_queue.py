@@ -23,6 +23,7 @@ from refinery.review.queue import (
     row_hash,
     tool_cells_edited,
 )
+from refinery.review.record import save_decision
 from refinery.review.sheet import MergeReport, neutralise, read_queue, write_queue, write_rows
 from refinery.runs import load_run, run_folders
 from vampire.registry import build_provers
@@ -267,3 +268,20 @@ def test_a_cell_over_csvs_field_limit_is_read_and_the_tool_writes_none(
         assert marker == f"{len(text) - len(kept)} {tail}"
     assert row.original_fol == by_id(queue)[ID_301].original_fol  # short cells untouched
     assert not tool_cells_edited(row)
+
+
+def test_a_killed_writers_temp_files_are_removed_by_the_next_writer(
+    sample_run: Path, tmp_path: Path
+) -> None:
+    _, queue = copy_sample(sample_run, tmp_path)
+    before = read_queue(queue)
+    leftovers = [tmp_path / ".queue.csv.k1ll3d.tmp", tmp_path / ".queue.csv.0ther.tmp"]
+    for leftover in leftovers:
+        leftover.write_text("id\r\nhalf a row", encoding="utf-8")
+    other = tmp_path / ".notes.csv.x.tmp"  # another file's temp: not the queue's to remove
+    other.write_text("", encoding="utf-8")
+    save_decision(queue, ID_1301, {"decision": "skip", "reviewer": "ann"})
+    assert [p.exists() for p in leftovers] == [False, False] and other.exists()
+    after = read_queue(queue)
+    assert [r.id for r in after] == [r.id for r in before]
+    assert {r.id: r.decision for r in after}[ID_1301] == "skip"
