@@ -267,8 +267,11 @@ def changes_since_previous(
     run_id: str,
     cache: CacheReuse | None = None,
 ) -> Changes:
-    """Compare `outcomes` (the run in `run_folder`) with the previous run beside that folder."""
-    baseline = previous_run(run_folder)
+    """Compare `outcomes` (the run in `run_folder`) with the previous run of the same dataset
+    and split beside that folder."""
+    splits = {(o.dataset, o.split) for o in outcomes}
+    dataset, split = splits.pop() if len(splits) == 1 else (None, None)
+    baseline = previous_run(run_folder, dataset=dataset, split=split)
     return compare(
         outcomes,
         baseline.outcomes if baseline else None,

@@ -308,8 +308,16 @@ def _warn(folder: Path, reason: str) -> None:
     warnings.warn(f"skipped {folder}: {reason}", IncompleteRunWarning, stacklevel=3)
 
 
-def previous_run(folder: Path, *, kinds: Sequence[str] = ("refine", "review")) -> Run | None:
-    """The newest complete run beside `folder` that is older than it (None when none)."""
+def previous_run(
+    folder: Path,
+    *,
+    kinds: Sequence[str] = ("refine", "review"),
+    dataset: str | None = None,
+    split: str | None = None,
+) -> Run | None:
+    """The newest complete run beside `folder` that is older than it (None when none); with
+    `dataset` and `split`, only a run of that dataset and split counts (`--out` may put runs
+    of several datasets side by side, and a run of another one is no baseline)."""
     earlier = [p for p in run_folders(folder.parent) if p.name < folder.name]
     for candidate in reversed(earlier):
         try:
@@ -317,6 +325,12 @@ def previous_run(folder: Path, *, kinds: Sequence[str] = ("refine", "review")) -
         except (RefineryError, ValueError, OSError) as err:
             _warn(candidate, f"not a baseline ({err})")  # a half-deleted or foreign folder
             continue
-        if run.meta.get("kind", "refine") in kinds:
-            return run
+        if run.meta.get("kind", "refine") not in kinds:
+            continue
+        if (dataset, split) != (None, None) and (
+            run.meta.get("dataset"),
+            run.meta.get("split"),
+        ) != (dataset, split):
+            continue
+        return run
     return None

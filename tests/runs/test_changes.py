@@ -173,3 +173,25 @@ def test_a_run_folder_against_the_previous_one(sample_run: Path, tmp_path: Path)
     assert first.first_run
     again = changes_since_previous(base / "20260102-000000", run.outcomes, run_id=run.run_id)
     assert again.no_changes and again.previous_run_id == "20260101-000000"
+
+
+def test_a_run_of_another_dataset_beside_it_is_no_baseline(
+    sample_run: Path, tmp_path: Path
+) -> None:
+    # `--out` can put runs of two datasets side by side: only the same dataset and split count
+    base = tmp_path / "out"
+    shutil.copytree(sample_run, base / "20260101-000000")
+    shutil.copytree(sample_run, base / "20260102-000000")
+    update_meta(base / "20260102-000000", run_id="20260102-000000", dataset="other-set")
+    shutil.copytree(sample_run, base / "20260103-000000")
+    update_meta(base / "20260103-000000", run_id="20260103-000000")
+    run = load_run(base / "20260103-000000")
+    changes = changes_since_previous(base / "20260103-000000", run.outcomes, run_id=run.run_id)
+    assert changes.previous_run_id == "20260101-000000" and changes.no_changes
+    alone = base / "20260104-000000"
+    shutil.copytree(base / "20260102-000000", alone)  # the other dataset's next run
+    update_meta(alone, run_id=alone.name)
+    other = [o.replace(dataset="other-set") for o in run.outcomes]
+    assert changes_since_previous(alone, other, run_id=alone.name).previous_run_id == (
+        "20260102-000000"
+    )
