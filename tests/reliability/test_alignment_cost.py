@@ -1,4 +1,4 @@
-"""The alignment's reading of a formula's shape costs polynomial work on chains of →.
+"""The alignment costs polynomial work on chains of →, and linear work on wide ∨ and ∧.
 
 Uncached, each → walked the rest of its chain again: work grew four-fold per link, so a
 plausible 14-link annotation held a refine for minutes.
@@ -34,3 +34,38 @@ def test_a_chain_of_implications_costs_at_most_quadratic_work(
 ) -> None:
     short, long = _walks(20, monkeypatch), _walks(40, monkeypatch)
     assert long <= 4.5 * short  # quadratic doubles to 4×; the old cost was 4^20 × more
+
+
+def _lemma_lookups(n: int, connective: str, word: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    from refinery.agents import alignment
+    from refinery.agents.reading import words
+
+    calls = 0
+    lemmas = words.lemmas
+
+    def counted(w: str) -> frozenset[str]:
+        nonlocal calls
+        calls += 1
+        return lemmas(w)
+
+    monkeypatch.setattr(words, "lemmas", counted)
+    fol = {
+        "premises[0]": connective.join(f"Unit{i}(item{i})" for i in range(n)),
+        "conclusion": "Unit0(item0)",
+    }
+    nl = {
+        "premises[0]": f" {word} ".join(f"item{i} is unit{i}" for i in range(n)),
+        "conclusion": "item0 is unit0",
+    }
+    alignment.align(fol, nl)
+    return calls
+
+
+@pytest.mark.parametrize(("connective", "word"), [(" ∨ ", "or"), (" ∧ ", "and")])
+def test_a_formula_of_thousands_of_atoms_costs_linear_work(
+    monkeypatch: pytest.MonkeyPatch, connective: str, word: str
+) -> None:
+    # every word was compared with every symbol's words: a 10,000-way ∨ held refine for minutes
+    short = _lemma_lookups(500, connective, word, monkeypatch)
+    long = _lemma_lookups(1000, connective, word, monkeypatch)
+    assert long <= 2.5 * short  # linear doubles; the old cost quadrupled (and then some)

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from functools import lru_cache
+from typing import Generic, TypeVar
 
 #: A name's camel-case words (`USInvention` → US, Invention; `year2013Final` → year, 2013, Final).
 CAMEL_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -255,6 +256,44 @@ def same_word(a: str, b: str) -> bool:
         return True
     short, long = sorted((a, b), key=len)
     return len(short) >= 5 and long.startswith(short)
+
+
+Tag = TypeVar("Tag", bound=Hashable)
+
+
+class WordIndex(Generic[Tag]):
+    """Words with a tag each, looked up by `same_word` in time that does not grow with how
+    many there are: by lemma, and by the five-letter-or-longer stems `same_word` accepts.
+
+    >>> index = WordIndex([("flies", 0), ("profession", 1), ("car", 2)])
+    >>> sorted(index.matches("fly")), sorted(index.matches("professional")), index.matches("cat")
+    ([0], [1], set())
+    >>> all(bool(index.matches(w)) == any(same_word(w, v) for v in ("flies", "profession", "car"))
+    ...     for w in ("fly", "professional", "profess", "cars", "cat", "professions"))
+    True
+    """
+
+    def __init__(self, entries: Iterable[tuple[str, Tag]]) -> None:
+        self._by_lemma: dict[str, set[Tag]] = {}
+        self._by_word: dict[str, set[Tag]] = {}
+        self._by_stem: dict[str, set[Tag]] = {}  # every prefix of ≥ 5 letters
+        for word, tag in entries:
+            for lemma in lemmas(word):
+                self._by_lemma.setdefault(lemma, set()).add(tag)
+            self._by_word.setdefault(word, set()).add(tag)
+            for k in range(5, len(word) + 1):
+                self._by_stem.setdefault(word[:k], set()).add(tag)
+
+    def matches(self, word: str) -> set[Tag]:
+        """The tags of the words `same_word` pairs with `word`."""
+        found: set[Tag] = set()
+        for lemma in lemmas(word):
+            found |= self._by_lemma.get(lemma, set())
+        if len(word) >= 5:
+            found |= self._by_stem.get(word, set())  # a word that starts with this one
+        for k in range(5, len(word)):
+            found |= self._by_word.get(word[:k], set())  # a word this one starts with
+        return found
 
 
 def joined(words: Sequence[str]) -> list[str]:

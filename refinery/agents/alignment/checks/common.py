@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from refinery.agents.alignment.finding import Finding, FindingKind
 from refinery.agents.alignment.shape import Shape
 from refinery.agents.reading.cues import NEGATION_WORDS, Sentence
-from refinery.agents.reading.words import content, name_words, same_word, tokens
+from refinery.agents.reading.words import WordIndex, content, name_words, same_word, tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,37 @@ def position(s: Sentence, name: str) -> int | None:
     """Where the sentence first uses a word of `name` (content words only)."""
     wanted = content(name_words(name))
     whole = "".join(name_words(name))  # `weTab` for "WeTab", `playStation` for "PlayStation"
+    if len(s.words) > _SCAN:
+        # a long sentence is indexed once, so its thousands of symbols cost linear time
+        index, first = indexed(s.words)
+        found = [i for w in wanted for i in index.matches(w)]
+        return min([*found, *([first[whole]] if whole in first else [])], default=None)
     for i, word in enumerate(s.words):
         if word == whole or any(same_word(word, w) for w in wanted):
             return i
     return None
+
+
+#: Sentences up to this many words are scanned; longer ones are indexed (`indexed`).
+_SCAN = 64
+
+
+#: The indexes of the last sentences read, by the identity of their words (hashing a tuple of
+#: thousands of words on every lookup would cost what the index saves).
+_INDEXES: dict[int, tuple[tuple[str, ...], WordIndex[int], dict[str, int]]] = {}
+
+
+def indexed(words: tuple[str, ...]) -> tuple[WordIndex[int], dict[str, int]]:
+    """A sentence's words by `same_word`, tagged with their positions, and each word's first
+    position; built once per sentence."""
+    hit = _INDEXES.get(id(words))
+    if hit is not None and hit[0] is words:
+        return hit[1], hit[2]
+    first: dict[str, int] = {}
+    for i, word in enumerate(words):
+        first.setdefault(word, i)
+    index = WordIndex((w, i) for i, w in enumerate(words))
+    if len(_INDEXES) >= 32:
+        _INDEXES.clear()
+    _INDEXES[id(words)] = (words, index, first)
+    return index, first

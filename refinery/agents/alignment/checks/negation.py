@@ -18,7 +18,7 @@ from refinery.agents.alignment.checks.common import (
 from refinery.agents.alignment.finding import Finding, FindingKind
 from refinery.agents.alignment.shape import Atom, Shape
 from refinery.agents.reading.cues import Sentence
-from refinery.agents.reading.words import content, name_words, same_word
+from refinery.agents.reading.words import WordIndex, content, name_words, same_word
 
 #: The kinds of finding this check reports.
 REPORTS: tuple[FindingKind, ...] = (FindingKind.NEGATION_MISSING, FindingKind.NEGATION_EXTRA)
@@ -121,21 +121,23 @@ def _stated(s: Sentence, f: Shape, atom: Atom) -> bool:
 def _prefixed(s: Sentence, f: Shape, *, negative: bool) -> list[tuple[str, str]]:
     """(word, predicate) pairs where a word is a negative prefix on a predicate's word
     ("unsanctioned" for `Sanctioned`), among the atoms of the given polarity."""
-    whole = {w for a in f.atoms for w in content(name_words(a.name))}
-    out = []
-    for atom in f.atoms:
-        if atom.negative != negative:
-            continue
-        words = content(name_words(atom.name))
-        for word in s.words:
-            if any(same_word(word, w) for w in whole):
-                continue  # `Invertebrate` names "invertebrates" whole
-            for prefix in ("un", "non", "dis", "in", "im", "il", "ir"):
-                stem = word[len(prefix) :]
-                stated = word.startswith(prefix) and len(stem) >= 4
-                if stated and any(same_word(stem, w) for w in words):
-                    out.append((word, atom.name))
-    return out
+    # indexed, not compared pair by pair: a formula of thousands of atoms costs linear time
+    whole = WordIndex((w, None) for a in f.atoms for w in content(name_words(a.name)))
+    atoms = WordIndex(
+        (w, i)
+        for i, a in enumerate(f.atoms)
+        if a.negative == negative
+        for w in content(name_words(a.name))
+    )
+    found: list[tuple[int, int, int, str]] = []  # (atom, word, prefix) order, as read
+    for at, word in enumerate(s.words):
+        if whole.matches(word):
+            continue  # `Invertebrate` names "invertebrates" whole
+        for rank, prefix in enumerate(("un", "non", "dis", "in", "im", "il", "ir")):
+            stem = word[len(prefix) :]
+            if word.startswith(prefix) and len(stem) >= 4:
+                found += [(i, at, rank, word) for i in atoms.matches(stem)]
+    return [(word, f.atoms[i].name) for i, _, _, word in sorted(found)]
 
 
 def _negative_wording(s: Sentence, f: Shape) -> bool:

@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
-from refinery.agents.alignment.checks.common import Story
+from refinery.agents.alignment.checks.common import Story, indexed
 from refinery.agents.alignment.finding import Finding, FindingKind
 from refinery.agents.alignment.shape import Shape
 from refinery.agents.reading.cues import Sentence
-from refinery.agents.reading.words import content, name_words, same_word
+from refinery.agents.reading.words import WordIndex, content, name_words, same_word
 
 #: The kinds of finding this check reports.
 REPORTS: tuple[FindingKind, ...] = (FindingKind.WORD_UNSYMBOLISED,)
@@ -21,20 +21,30 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
     and friendly", 0.6) or sits right beside a word this formula symbolises as a one-place atom
     ("unannounced program", 0.55) — then `restore_conjunct` can put it back — else 0.45.
     """
-    own = {w for name in (*f.predicates, *f.constants, *f.functions) for w in name_words(name)}
-    unary = {w for a in f.atoms if len(a.args) == 1 for w in content(name_words(a.name))}
+    # indexed, not compared pair by pair: a formula of thousands of atoms costs linear time
+    mine = set(f.predicates)
+    own = WordIndex(
+        (w, None) for name in (*mine, *f.constants, *f.functions) for w in name_words(name)
+    )
+    unary = WordIndex(
+        (w, None) for a in f.atoms if len(a.args) == 1 for w in content(name_words(a.name))
+    )
+    sentence, _ = indexed(s.words)
     out = []
     for predicate, arity in story.predicates.items():
-        if predicate in f.predicates:
+        if predicate in mine:
             continue
         words = content(name_words(predicate))
-        if not words or all(any(same_word(w, o) for o in own) for w in words):
+        if not words or all(own.matches(w) for w in words):
             continue  # this formula spells the same words otherwise
-        starts = [
+        starts = sorted(
             i
-            for i in range(len(s.words) - len(words) + 1)
-            if all(same_word(w, p) for w, p in zip(s.words[i:], words, strict=False))
-        ]
+            for i in sentence.matches(words[0])
+            if i + len(words) <= len(s.words)
+            and all(
+                same_word(w, p) for w, p in zip(s.words[i : i + len(words)], words, strict=True)
+            )
+        )
         if not starts:
             continue
         score = 0.45
@@ -44,7 +54,7 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
             beside = [s.words[j] for j in (i - 1, end + 1) if 0 <= j < len(s.words)]
             if arity == 1 and listed & {"and", "or"}:
                 score = max(score, 0.6)
-            elif arity == 1 and any(same_word(b, u) for b in beside for u in unary):
+            elif arity == 1 and any(unary.matches(b) for b in beside):
                 score = max(score, 0.55)
         out.append(
             Finding(
