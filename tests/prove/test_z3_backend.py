@@ -489,3 +489,27 @@ def test_find_model_keeps_z3s_size_when_no_smaller_one_is_found_in_time() -> Non
     model = verdict.countermodel
     assert verdict.status is Status.SATISFIABLE and model is not None
     assert model.size == n and all(model.holds(f) for f in facts)
+
+
+def test_a_quantifier_too_large_for_any_time_limit_is_refused_at_once_the_same_way() -> None:
+    # Z3 prepares a quantifier in time quadratic in its size before its time limit applies:
+    # 60,000 atoms held it over four minutes under a 10 s limit
+    limit = z3_backend.MAX_QUANTIFIED_ATOMS
+    wide = Forall(
+        "x", Implies(And(tuple(pred(f"P{i}", x) for i in range(limit + 1))), pred("Q", x))
+    )
+    started = time.perf_counter()
+    verdicts = [
+        check(wide, conjecture=pred("Q", a)),
+        PROVER.find_model(Problem((wide,), pred("Q", a)), BUDGET),
+    ]
+    assert time.perf_counter() - started < 5  # refused before Z3 sees it (a generous bound)
+    for verdict in verdicts:
+        assert verdict.status is Status.RESOURCE_OUT
+        assert f"a quantifier over {limit + 2} atoms" in verdict.output_tail
+    # within the limit the same shape is asked and answered
+    narrow = Forall("x", Implies(And(tuple(pred(f"P{i}", x) for i in range(1000))), pred("Q", x)))
+    assert check(narrow, conjecture=pred("Q", a)).status is Status.COUNTER_SATISFIABLE
+    # ground atoms outside any quantifier cost Z3 nothing special
+    ground = And(tuple(pred(f"P{i}", a) for i in range(limit + 1)))
+    assert check(ground, conjecture=pred("P0", a)).status is Status.THEOREM
