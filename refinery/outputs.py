@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 import tempfile
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -57,7 +58,7 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
     os.close(fd)
     try:
         write(Path(tmp))
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; outputs are shared
+        os.chmod(tmp, _mode(path))
         _sync(tmp)  # the data is on disk before the name points at it: a power cut leaves
         os.replace(tmp, path)  # the old file or the new one, never an empty one
         _sync(path.parent)
@@ -89,6 +90,15 @@ def stale_temps(path: Path) -> list[Path]:
     temp file is in use until it is renamed.
     """
     return sorted(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+
+
+def _mode(path: Path) -> int:
+    """The permissions the new file gets: those of the file it replaces (a queue its owner
+    made private stays private), else the usual ones (mkstemp's 0600 would hide outputs)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
 
 
 def _umask() -> int:

@@ -99,3 +99,16 @@ def test_the_data_is_synced_before_the_rename_and_the_rename_after(
     assert events[0][1].startswith(str(tmp_path / ".queue.csv."))  # the temp file's data
     assert events[2][1] == str(tmp_path)  # the folder's entry: the rename itself
     assert target.read_bytes() == b"id\r\n"
+
+
+def test_a_replaced_file_keeps_its_permissions(tmp_path: Path) -> None:
+    private = tmp_path / "review.csv"
+    atomic_write_text(private, "id\n")
+    private.chmod(0o600)  # its owner keeps the queue to themselves
+    atomic_write_text(private, "id\nd/s/1\n")
+    assert private.stat().st_mode & 0o777 == 0o600 and private.read_text() == "id\nd/s/1\n"
+    fresh = tmp_path / "new.csv"
+    atomic_write_text(fresh, "id\n")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~mask  # a new file: shared as usual

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -270,6 +271,31 @@ def test_posts_need_the_pages_csrf_token_json_and_no_foreign_origin(
     assert ok.status_code == 200 and row(queue, ID_203).decision == "skip"
     missing = web.post("/api/decide", json={"id": ID_203}, headers={"X-CSRF-Token": token})
     assert missing.status_code == 422  # no decision, no seen: FastAPI says which fields
+
+
+def test_a_chunked_body_over_the_limit_is_refused_without_being_read(
+    queue: Path, engine: FeedbackEngine
+) -> None:
+    web = client(queue, engine)
+    headers = {"X-CSRF-Token": csrf_of(web.get("/").text), "Content-Type": "application/json"}
+    sent = 0
+
+    def chunks(total: int) -> Iterator[bytes]:  # no Content-Length: sent chunked
+        nonlocal sent
+        piece = b" " * 65536
+        while sent < total:
+            sent += len(piece)
+            yield piece
+
+    before = queue.read_bytes()
+    big = web.post("/api/check", content=chunks(20 * 1024 * 1024), headers=headers)
+    assert big.status_code == 413 and big.text == "request too large"
+    assert queue.read_bytes() == before
+    # a chunked body within the limit still reaches the page's handler
+    seen = decision_version(row(queue, ID_203))
+    small = json.dumps({"id": ID_203, "decision": "skip", "seen": seen}).encode()
+    ok = web.post("/api/decide", content=iter([small[:10], small[10:]]), headers=headers)
+    assert ok.status_code == 200 and row(queue, ID_203).decision == "skip"
 
 
 def test_with_a_token_every_request_needs_it(queue: Path, engine: FeedbackEngine) -> None:

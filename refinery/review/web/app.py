@@ -29,6 +29,7 @@ from fastapi import FastAPI, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader
 from pydantic import BaseModel, Field
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from refinery.errors import DataError, RefineryError
 from refinery.review.feedback import FeedbackEngine
@@ -98,6 +99,7 @@ def create_app(
         loader=PackageLoader("refinery.review.web", "templates"), autoescape=True
     )
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(_BodyLimit, limit=_MAX_BODY)  # inside `guard`, which is added after
 
     @app.middleware("http")
     async def guard(
@@ -176,6 +178,42 @@ def create_app(
         return JSONResponse(reply, status_code=status)
 
     return app
+
+
+class _BodyLimit:
+    """Refuse a request body over `limit` bytes however it is sent: a Content-Length says so
+    at once (`_refusal`), a chunked body is counted as it arrives and never read past it."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await PlainTextResponse("request too large", status_code=413)(scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body, given = b"".join(chunks), False
+
+        async def replay() -> Message:
+            nonlocal given
+            if given:
+                return await receive()
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
 
 
 def _refusal(request: Request, token: str | None, csrf: str) -> Response | None:
