@@ -29,6 +29,7 @@ from flows.cluster import check_on_cluster, repair_on_cluster
 from refinery import pipeline
 from refinery.check import CheckRow
 from refinery.datasets.records import Item, LoadResult
+from refinery.errors import RefineryError
 from refinery.outcomes import Outcome
 from refinery.runs.changes import Changes
 from tasks.refine import (
@@ -99,7 +100,13 @@ class TaskSteps:
 @flow(name="refine")
 def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
     """Run every stage of Refine for one source; return the run summary (or Failed, see above)."""
-    finished = pipeline.run_refine(settings, TaskSteps())
+    try:
+        finished = pipeline.run_refine(settings, TaskSteps())
+    except RefineryError as err:
+        # bad input or settings, said in one line: the run fails with it as its message and
+        # result, and no traceback (it is no crash); `refinery refine` prints it, exit 2
+        get_run_logger().error(str(err))
+        return cast(dict[str, Any], Failed(message=str(err), data=err))
     publish_artifacts_task(finished.outcomes, finished.report["markdown"])
     assert finished.changes is not None  # the flow always compares with the previous run
     failure = finished.failure()

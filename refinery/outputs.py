@@ -216,6 +216,34 @@ def arrow_table(rows: Sequence[Mapping[str, Any]], columns: list[str] | None = N
     )
 
 
+def mixed_column(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Why `rows` cannot be one table (a column whose values mix kinds, as `arrow_table` and
+    `write_table` would refuse them), naming the first row of each kind; "" when they can.
+
+    >>> mixed_column([{"story_id": 1}, {"story_id": 1}, {"story_id": "s2"}])
+    "column 'story_id' mixes int (row 1) and str (row 3)"
+    """
+    first: dict[str, dict[str, int]] = {}
+    for n, row in enumerate(rows, start=1):
+        for column, value in row.items():
+            if value is not None:
+                first.setdefault(column, {}).setdefault(_value_kind(value), n)
+    for column, kinds in first.items():
+        if "other" not in kinds:
+            try:
+                _kind(column, [_SAMPLE[k] for k in kinds])
+                continue  # one kind (or ints among floats)
+            except ValueError:
+                pass
+        shown = sorted(kinds.items(), key=lambda kv: kv[1])
+        return f"column {column!r} mixes " + " and ".join(f"{k} (row {n})" for k, n in shown)
+    return ""
+
+
+#: One value of each kind, to ask `_kind` whether a set of kinds makes one column.
+_SAMPLE: dict[str, Any] = {"bool": True, "int": 1, "float": 1.5, "str": "", "list": []}
+
+
 def _kind(column: str, values: list[Any]) -> str:
     """The one kind of a column's values (ints among floats are floats; all null: "null")."""
     kinds = {_value_kind(v) for v in values if v is not None}

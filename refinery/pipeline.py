@@ -33,7 +33,7 @@ from refinery.parallel import TaskRunnerSpec, check_task_runner, parse_task_runn
 from refinery.progress import Stage, no_progress
 from refinery.prove.verdict import Budget
 from refinery.repair import RepairConfig, check_agents, repair_items
-from refinery.runs.refined import refined_rows
+from refinery.runs.refined import check_input_columns, refined_rows
 
 if TYPE_CHECKING:
     from refinery.runs.changes import Changes
@@ -142,8 +142,10 @@ def resolve_outputs(settings: RefineSettings, loaded: LoadResult) -> RefineSetti
     """Fill in the default output folder and review queue path from the dataset and split.
 
     Raises `RefineryError` before any work when the run folder already holds a run (an
-    explicit `--out` is never mixed with another run's files) or another run is building it.
+    explicit `--out` is never mixed with another run's files) or another run is building it,
+    and `DataError` when the refined split could not keep a source column (`check_input_columns`).
     """
+    check_input_columns(loaded.items, settings.source)
     runs_dir = Path(settings.runs_dir or config.DEFAULT_RUNS_DIR)
     out = settings.out_dir or str(runs_dir / loaded.dataset / loaded.split / settings.run_id)
     runs.check_free(Path(out))

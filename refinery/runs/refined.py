@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from refinery.datasets.records import Item
+from refinery.errors import DataError
 from refinery.outcomes import REVIEW_FIELDS, Outcome
-from refinery.outputs import arrow_table, atomic_write, atomic_write_text
+from refinery.outputs import arrow_table, atomic_write, atomic_write_text, mixed_column
 
 OUTCOME_COLUMNS = (
     "id",
@@ -110,6 +111,19 @@ def background_cell(outcome: Outcome, *, as_list: bool) -> str | list[str]:
     the split keeps premises as lists); empty where none was accepted."""
     facts = list(outcome.refined_background_fol)
     return facts if as_list else "\n".join(facts)
+
+
+def check_input_columns(items: Sequence[Item], source: str) -> None:
+    """`DataError` before any work when the refined split could not keep the source's columns:
+    one whose values mix kinds (a `story_id` that is a number in one row and text in another)
+    cannot be written as a typed column, and changing its values would make the split no
+    drop-in replacement."""
+    why = mixed_column([_input_columns(item) for item in items])
+    if why:
+        raise DataError(
+            f"{source}: {why}; the refined split keeps the source's columns as they are, so "
+            "write every value of that column as one type"
+        )
 
 
 def _input_columns(item: Item) -> dict[str, Any]:

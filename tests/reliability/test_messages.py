@@ -344,3 +344,28 @@ def test_i_dataset_html_is_inert_in_both_reports(tmp_path: Path) -> None:
     assert rendered.count("&lt;svg onload=alert(1)&gt;") >= 5  # shown as text, each place
     page = paths["html"].read_text("utf-8")
     assert "<svg" not in page and "&lt;svg onload=alert(1)&gt;" in page
+
+
+def test_a_column_mixing_numbers_and_text_is_refused_before_refine_does_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the refined split keeps the source's columns: a story_id 1 beside "s2" cannot be one
+    # typed column, and refine used to find that out after all its work, with a traceback
+    source = tmp_path / "mixed.jsonl"
+    rows = [ROW, {**ROW, "story_id": "s2", "example_id": 71}]
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.setenv("REFINERY_STATE_DIR", str(tmp_path / "state"))
+    out, queue = tmp_path / "out", tmp_path / "queue.csv"
+    line = _refused(
+        ["refine", str(source), "--out", str(out), "--review", str(queue), "--no-prefect",
+         "--quiet"],
+        capsys,
+    )  # fmt: skip
+    assert line == (
+        f"refinery: error: {source}: column 'story_id' mixes int (row 1) and str (row 2); the "
+        "refined split keeps the source's columns as they are, so write every value of that "
+        "column as one type"
+    )
+    assert not out.exists() and not queue.exists()  # nothing written, nothing merged
+    # check writes no source columns: it reads the same file as before
+    assert main(_check(source, tmp_path / "checked")) == 0
