@@ -106,11 +106,15 @@ class JsonStore:
             text = self._recorded.get(key)
             if text is None:
                 text = self._select(key)
-        if text is None:
+        value = _json(text)
+        if value is _DAMAGED:
+            with self._lock:
+                self._forget(key)
+        if text is None or value is _DAMAGED:
             self.misses += 1
             return None
         self.hits += 1
-        return json.loads(text)
+        return value
 
     def _select(self, key: str) -> str | None:
         conn = self._connect()
@@ -118,11 +122,28 @@ class JsonStore:
             return None
         try:
             row = conn.execute(f"SELECT value FROM {self.table} WHERE key = ?", (key,)).fetchone()
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as err:
+            if "decode" in str(err):  # a value that is not UTF-8: damaged, so a miss
+                self._forget(key)
+                return None
             if not self.read_only:
                 raise
             return None  # the driver has not created this table yet: nothing cached
         return None if row is None else str(row[0])
+
+    def _forget(self, key: str) -> None:
+        """Drop a damaged entry (not UTF-8, not JSON), so that the next run computes and stores
+        it afresh instead of meeting it again; a cache that cannot be written keeps it. The
+        caller holds the lock."""
+        self._recorded.pop(key, None)
+        conn = self._connect()
+        if conn is None or self.read_only:
+            return
+        try:
+            conn.execute(f"DELETE FROM {self.table} WHERE key = ?", (key,))
+            conn.commit()
+        except _WRITE_ERRORS:
+            pass
 
     def put(self, key: str, value: Any) -> None:
         self.put_raw([(key, json.dumps(value, ensure_ascii=False, default=str))])
@@ -172,6 +193,20 @@ class JsonStore:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+#: What `_json` returns for a value that is not JSON (None is a value JSON can hold).
+_DAMAGED = object()
+
+
+def _json(text: str | None) -> Any:
+    """`text` read as JSON (None for None), or `_DAMAGED` when it is not JSON."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _DAMAGED
 
 
 def this_host() -> str:

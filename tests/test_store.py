@@ -49,3 +49,28 @@ def test_put_many_stores_everything_in_one_go(tmp_path: Path) -> None:
     store.put_many([("a", 1), ("b", {"x": "∃"})])
     store.put_many([])
     assert (store.get("a"), store.get("b")) == (1, {"x": "∃"})
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"\xff\xfe not UTF-8", '{"cut off'.encode()],  # bytes no decoder reads; text no JSON reads
+)
+def test_a_damaged_entry_is_a_miss_and_is_dropped_so_later_runs_go_on(
+    tmp_path: Path, damage: bytes
+) -> None:
+    path = tmp_path / "c.sqlite"
+    store = JsonStore(path, "things")
+    store.prepare()
+    store.put("good", 1)
+    store.put("bad", 2)
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE things SET value = CAST(? AS TEXT) WHERE key = 'bad'", (damage,))
+    conn.commit()
+    conn.close()
+    again = JsonStore(path, "things")
+    assert again.get("bad") is None and again.get("good") == 1  # a miss, not a crash
+    assert (again.hits, again.misses) == (1, 1)
+    again.close()
+    left = sqlite3.connect(path).execute("SELECT key FROM things ORDER BY key").fetchall()
+    assert left == [("good",)]  # dropped: the next run stores it afresh
