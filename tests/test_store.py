@@ -53,7 +53,7 @@ def test_put_many_stores_everything_in_one_go(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "damage",
-    [b"\xff\xfe not UTF-8", '{"cut off'.encode()],  # bytes no decoder reads; text no JSON reads
+    [b"\xff\xfe not UTF-8", b'{"cut off'],  # bytes no decoder reads; text no JSON reads
 )
 def test_a_damaged_entry_is_a_miss_and_is_dropped_so_later_runs_go_on(
     tmp_path: Path, damage: bytes
