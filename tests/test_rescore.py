@@ -28,6 +28,7 @@ from refinery import publish
 from refinery.cli import main
 from refinery.errors import DataError, RefineryError
 from refinery.labels import Label
+from refinery.outcomes import Status
 from refinery.publish.rescore import (
     Prediction,
     Predictions,
@@ -36,7 +37,7 @@ from refinery.publish.rescore import (
     read_predictions,
     rescore,
 )
-from refinery.runs import load_run, update_meta
+from refinery.runs import load_run, update_meta, write_run
 
 PREFIX = "folio-sample/all/"
 CHANGED = {"203": "False", "901": "Uncertain", "1101": "False"}
@@ -67,14 +68,17 @@ PREDICTED = {
 def reviewed(sample_run: Path, tmp_path: Path) -> Path:
     """A copy of the sample run in which a reviewer changed three labels."""
     run = shutil.copytree(sample_run, tmp_path / "run")
-    path = run / "refined.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    for row in rows:
+    loaded = load_run(run)
+    rows, outcomes = loaded.refined_rows(), list(loaded.outcomes)
+    for i, row in enumerate(rows):
         new = CHANGED.get(str(row["example_id"]))
         if new is not None:
             assert row["label"] == "True"
             row.update(label=new, status="reviewed", review_decision="relabel", reviewer="ana")
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            outcomes[i] = outcomes[i].replace(
+                label=new, status=Status.REVIEWED, review_decision="relabel", reviewer="ana"
+            )
+    write_run(run, rows, outcomes, loaded.meta)  # as a review round writes it
     return run
 
 

@@ -44,7 +44,7 @@ from refinery.publish.card import render_card
 from refinery.publish.columns import CHANGES_SCHEMA, features, is_clean, refined_table
 from refinery.publish.origin import find_license, pretty_name
 from refinery.review.sheet import missing_decisions
-from refinery.runs import Run, incomplete_reason
+from refinery.runs import Run, incomplete_reason, verify
 
 MANIFEST = "publish.json"
 PUSH_RECORD = ".pushed.json"  # local only: dot files are never part of a release
@@ -227,6 +227,13 @@ def build(
     rows = run.refined_rows()
     if not rows:
         raise RefineryError(f"{run.path}: the run has no items to publish")
+    tampered = verify.problems(run.path, run.meta, rows, run.outcomes)
+    if tampered:
+        more = f" (and {len(tampered) - 1} more)" if len(tampered) > 1 else ""
+        raise RefineryError(
+            f"{run.path}: {tampered[0]}{more}: the folder is not as its run wrote it; "
+            "nothing published"
+        )
     missing = [] if allow_missing_decisions else missing_decisions(run)
     if missing:
         shown = ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")

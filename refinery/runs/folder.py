@@ -29,6 +29,7 @@ from refinery.errors import RefineryError
 from refinery.outcomes import Outcome, outcome_counts
 from refinery.outputs import atomic_write_text
 from refinery.runs.refined import write_refined
+from refinery.runs.verify import manifest
 
 RUN_FILE = "run.json"
 OUTCOMES_FILE = "outcomes.jsonl"
@@ -68,11 +69,13 @@ def write_run(
     meta: Mapping[str, Any],
 ) -> dict[str, Path]:
     """Write a run's files into `folder` (its staging folder, see `building`): the refined split
-    and audit trail (`refinery.runs.refined`), `outcomes.jsonl` and `run.json`. The one writer
-    of a run folder's data, for a Refine run and a review round alike; returns the paths."""
+    and audit trail (`refinery.runs.refined`), `outcomes.jsonl` and `run.json`, which records
+    each data file's sha256 (`refinery.runs.verify`). The one writer of a run folder's data, for
+    a Refine run and a review round alike; returns the paths."""
     files = write_refined(folder, rows, outcomes)
     files["outcomes"] = write_outcomes(folder, outcomes)
-    files["run"] = write_meta(folder, meta)
+    # last, with every data file's digest: what the run wrote, for `refinery.runs.verify`
+    files["run"] = write_meta(folder, {**meta, "files": manifest(folder)})
     return files
 
 

@@ -5,9 +5,10 @@ push makes exactly the planned commit."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,9 @@ import yaml
 from refinery import publish
 from refinery.cli import main
 from refinery.errors import RefineryError
+from refinery.outcomes import Reason, Status
 from refinery.publish.origin import citation, find_license, hub_license
-from refinery.runs import load_run, update_meta
+from refinery.runs import load_run, update_meta, write_run
 
 NOW = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
 REPO_ID = "fol-refinery/folio-sample-refined"
@@ -44,9 +46,9 @@ def _reviewed_copy(sample_run: Path, dest: Path) -> Path:
     """The sample run after a review round, as `refinery review apply` would write it: one label
     changed (203), one premise line fixed (1201), one premise line added (1301)."""
     shutil.copytree(sample_run, dest)
-    path = dest / "refined.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    for row in rows:
+    run = load_run(dest)
+    rows, outcomes = run.refined_rows(), []
+    for row, outcome in zip(rows, run.outcomes, strict=True):
         review: dict[str, Any] = {}
         if row["example_id"] == 203:
             review = {"label": "False", "reviewer": "ana", "review_note": "premises prove False"}
@@ -62,9 +64,17 @@ def _reviewed_copy(sample_run: Path, dest: Path) -> Path:
         if review:
             row |= {"status": "reviewed", "review_decision": "fix", "reason": "", **review}
             row |= {"reviewed_at": "2026-01-02T00:00:00+00:00", "run_id": dest.name}
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    path.write_text(text, encoding="utf-8")
-    update_meta(dest, run_id=dest.name, kind="review", parent=sample_run.name)
+            outcome = outcome.replace(
+                status=Status.REVIEWED,
+                reason=Reason.NONE,
+                label=row["label"],
+                refined_premises_fol=tuple(row["premises-FOL"].split("\n")),
+                reviewer=row["reviewer"],
+                review_decision="fix",
+            )
+        outcomes.append(outcome)
+    meta = {**run.meta, "run_id": dest.name, "kind": "review", "parent": sample_run.name}
+    write_run(dest, rows, outcomes, meta)  # as a review round writes it: a consistent folder
     return dest
 
 
@@ -311,13 +321,12 @@ def test_a_folio_release_names_its_gated_upstream_and_both_citations(
     from huggingface_hub import DatasetCard
 
     run = load_run(_reviewed_copy(sample_run, tmp_path / "20260102-000000-review"))
-    update_meta(run.path, dataset="folio-v2")
-    path = run.path / "refined.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    for row in rows:  # settled by the provers, yet flagged: a formula misreads its sentence
+    rows, outcomes = run.refined_rows(), list(run.outcomes)
+    for i, row in enumerate(rows):  # settled by the provers, yet flagged: a formula misreads
         if row["example_id"] in (1001, 1101):
             row["reason"] = "nl_mismatch"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            outcomes[i] = outcomes[i].replace(reason=Reason.NL_MISMATCH)
+    write_run(run.path, rows, outcomes, {**run.meta, "dataset": "folio-v2"})
     built = publish.build(load_run(run.path), tmp_path / "pub", repo_id=REPO_ID, now=NOW)
     card = (built.folder / "README.md").read_text(encoding="utf-8")
     data = DatasetCard(card).data
@@ -360,10 +369,9 @@ def test_an_unknown_license_is_said_and_empty_columns_keep_their_type(
     import pyarrow.parquet as pq
 
     run = load_run(shutil.copytree(sample_run, tmp_path / "run"))
-    update_meta(run.path, source=str(tmp_path / "elsewhere" / "data.jsonl"))
     rows = [{**r, "review_note": None, "story_id": None} for r in run.refined_rows()]
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    (run.path / "refined.jsonl").write_text(text, encoding="utf-8")
+    source = str(tmp_path / "elsewhere" / "data.jsonl")
+    write_run(run.path, rows, run.outcomes, {**run.meta, "source": source})
     built = publish.build(load_run(run.path), tmp_path / "pub", repo_id=REPO_ID, now=NOW)
     assert _front_matter(built.folder)["license"] == "unknown"
     assert "**unknown**: no license was found" in (built.folder / "README.md").read_text()
@@ -585,3 +593,69 @@ def test_v0_lists_stay_lists_and_labels_take_the_one_vocabulary() -> None:
         {"name": "error_classes", "sequence": "string"},
         {"name": "review_note", "dtype": "string"},
     ]  # fmt: skip
+
+
+def _drop(rows: list[dict[str, Any]]) -> None:
+    del rows[3]
+
+
+def _flip(rows: list[dict[str, Any]]) -> None:
+    rows[0]["label"] = "False" if rows[0]["label"] != "False" else "True"
+
+
+def _flip_both(rows: list[dict[str, Any]]) -> None:
+    _flip(rows)
+    rows[0]["original_label"] = rows[0]["label"]
+
+
+def _duplicate(rows: list[dict[str, Any]]) -> None:
+    rows[2] = dict(rows[1])
+
+
+def _forge(rows: list[dict[str, Any]]) -> None:
+    row = next(r for r in rows if r["status"] == "needs_review")
+    row |= {"status": "verified", "conclusion-FOL": "Anything(x)"}
+
+
+def _maybe(rows: list[dict[str, Any]]) -> None:
+    rows[0]["label"] = "Maybe"
+
+
+@pytest.mark.parametrize(
+    ("tamper", "said"),
+    [
+        (_drop, "refined.jsonl has 17 rows; the run wrote 18 outcomes"),
+        (_flip, "refined.jsonl row 1 (folio-sample/all/101): label is"),
+        (_flip_both, "refined.jsonl row 1 (folio-sample/all/101): label is"),
+        (_duplicate, "refined.jsonl row 3: id folio-sample/all/102 repeats row 2"),
+        (_forge, "status is 'verified', where outcomes.jsonl has 'needs_review'"),
+        (_maybe, "refined.jsonl row 1 (folio-sample/all/101): label is 'Maybe', not a gold label"),
+    ],
+)
+@pytest.mark.parametrize("rehashed", [False, True])
+def test_a_tampered_run_folder_is_refused_in_one_line_naming_the_row(
+    sample_run: Path,
+    tmp_path: Path,
+    tamper: Callable[[list[dict[str, Any]]], None],
+    said: str,
+    rehashed: bool,
+) -> None:
+    run = load_run(shutil.copytree(sample_run, tmp_path / "run"))
+    rows = run.refined_rows()
+    tamper(rows)
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    (run.path / "refined.jsonl").write_text(text, encoding="utf-8")
+    if rehashed:  # the digest recomputed too: the outcomes still say what the run wrote
+        update_meta(
+            run.path,
+            files={**run.meta["files"], "refined.jsonl": hashlib.sha256(text.encode()).hexdigest()},
+        )
+    with pytest.raises(RefineryError) as refused:
+        publish.build(load_run(run.path), tmp_path / "pub", repo_id=REPO_ID, now=NOW)
+    message = str(refused.value)
+    assert "\n" not in message and message.endswith("nothing published")
+    if rehashed:  # the rows against the outcomes name what was changed
+        assert said in message
+    else:  # the digest says first that the file is not as written
+        assert "refined.jsonl was changed after the run wrote it" in message
+    assert not (tmp_path / "pub").exists()

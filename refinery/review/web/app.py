@@ -18,7 +18,7 @@ from __future__ import annotations
 import ipaddress
 import secrets
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,6 @@ from fastapi import FastAPI, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader
 from pydantic import BaseModel, Field
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from refinery.errors import DataError, RefineryError
 from refinery.review.feedback import FeedbackEngine
@@ -178,6 +177,14 @@ def create_app(
         return JSONResponse(reply, status_code=status)
 
     return app
+
+
+# the ASGI interface, as `_BodyLimit` speaks it (FastAPI's own types are Starlette's)
+Message = MutableMapping[str, Any]
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class _BodyLimit:
