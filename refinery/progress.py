@@ -54,11 +54,16 @@ def started(name: str, total: int, *also: Advance) -> Advance:
 def terminal(console: Any, *, enabled: bool = True) -> Iterator[Stage]:
     """A rich progress display on `console`; yields the `Stage` that adds one bar per step.
 
-    Disabled (or when `console` is not a terminal) it draws nothing and the stages do nothing.
+    Disabled it shows nothing. When `console` is not a terminal (a log file, a scheduler's
+    output) there is no bar: each step says plain lines instead (`plain_lines`), at every tenth
+    of its items and at its end.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    show = enabled and console.is_terminal
+    if enabled and not console.is_terminal:
+        yield plain_lines(lambda line: console.print(line, markup=False, highlight=False))
+        return
+    show = enabled
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -73,3 +78,39 @@ def terminal(console: Any, *, enabled: bool = True) -> Iterator[Stage]:
             return lambda n: bar.advance(task, n)
 
         yield stage
+
+
+def plain_lines(say: Callable[[str], None]) -> Stage:
+    """A `Stage` that says ``check: 100/1001 (10%)`` when a step starts, each time it passes
+    another tenth of its items, and when it ends: progress a log can keep.
+
+    >>> lines = []
+    >>> advance = plain_lines(lines.append)("check", 20)
+    >>> for _ in range(20):
+    ...     advance(1)
+    >>> lines[:3], lines[-1], len(lines)
+    (['check: 0/20 (0%)', 'check: 2/20 (10%)', 'check: 4/20 (20%)'], 'check: 20/20 (100%)', 11)
+    """
+
+    def stage(name: str, total: int) -> Advance:
+        lock = threading.Lock()
+        done, said = 0, 0  # items done; tenths said
+
+        def line(count: int) -> str:
+            share = f" ({100 * count // total}%)" if total else ""
+            return f"{name}: {count}/{total}{share}"
+
+        say(line(0))
+
+        def advance(n: int) -> None:
+            nonlocal done, said
+            with lock:
+                done += n
+                tenths = 10 * done // total if total else 10
+                if tenths > said:
+                    said = tenths
+                    say(line(done))
+
+        return advance
+
+    return stage

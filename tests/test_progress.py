@@ -22,15 +22,25 @@ def test_a_listener_sees_each_step_only_while_it_listens() -> None:
     assert "repair" not in seen
 
 
-def test_a_terminal_that_is_not_a_tty_draws_nothing() -> None:
+def test_a_terminal_that_is_not_a_tty_gets_plain_lines_and_no_bar() -> None:
     import io
 
     from rich.console import Console
 
     sink = io.StringIO()
     with progress.terminal(Console(file=sink), enabled=True) as stage:
+        advance = stage("check", 20)
+        for _ in range(20):
+            advance(1)
+        stage("repair", 0)
+    lines = sink.getvalue().splitlines()
+    assert lines[:2] == ["check: 0/20 (0%)", "check: 2/20 (10%)"]
+    assert lines[-2:] == ["check: 20/20 (100%)", "repair: 0/0"]
+    assert len(lines) == 12 and "\x1b" not in sink.getvalue()  # no bar, no escape codes
+    quiet = io.StringIO()
+    with progress.terminal(Console(file=quiet), enabled=False) as stage:
         stage("check", 2)(2)
-    assert sink.getvalue() == ""
+    assert quiet.getvalue() == ""
 
 
 def test_the_flow_reports_each_step_as_a_progress_artifact(prefect_harness: None) -> None:
