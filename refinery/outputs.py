@@ -20,7 +20,7 @@ import os
 import stat
 import tempfile
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -216,9 +216,10 @@ def arrow_table(rows: Sequence[Mapping[str, Any]], columns: list[str] | None = N
     )
 
 
-def mixed_column(rows: Sequence[Mapping[str, Any]]) -> str:
+def mixed_column(rows: Iterable[Mapping[str, Any]]) -> str:
     """Why `rows` cannot be one table (a column whose values mix kinds, as `arrow_table` and
     `write_table` would refuse them), naming the first row of each kind; "" when they can.
+    The rows are read one at a time, so they may come from a generator.
 
     >>> mixed_column([{"story_id": 1}, {"story_id": 1}, {"story_id": "s2"}])
     "column 'story_id' mixes int (row 1) and str (row 3)"
@@ -229,29 +230,29 @@ def mixed_column(rows: Sequence[Mapping[str, Any]]) -> str:
             if value is not None:
                 first.setdefault(column, {}).setdefault(_value_kind(value), n)
     for column, kinds in first.items():
-        if "other" not in kinds:
-            try:
-                _kind(column, [_SAMPLE[k] for k in kinds])
-                continue  # one kind (or ints among floats)
-            except ValueError:
-                pass
-        shown = sorted(kinds.items(), key=lambda kv: kv[1])
-        return f"column {column!r} mixes " + " and ".join(f"{k} (row {n})" for k, n in shown)
+        if _one_kind(set(kinds)) is None:
+            shown = sorted(kinds.items(), key=lambda kv: kv[1])
+            return f"column {column!r} mixes " + " and ".join(f"{k} (row {n})" for k, n in shown)
     return ""
-
-
-#: One value of each kind, to ask `_kind` whether a set of kinds makes one column.
-_SAMPLE: dict[str, Any] = {"bool": True, "int": 1, "float": 1.5, "str": "", "list": []}
 
 
 def _kind(column: str, values: list[Any]) -> str:
     """The one kind of a column's values (ints among floats are floats; all null: "null")."""
     kinds = {_value_kind(v) for v in values if v is not None}
+    kind = _one_kind(kinds)
+    if kind is None:
+        raise ValueError(f"column {column!r} mixes {', '.join(sorted(kinds))}")
+    return kind
+
+
+def _one_kind(kinds: set[str]) -> str | None:
+    """The one column kind `kinds` of values make (ints among floats are floats; none: "null"),
+    or None where they mix."""
     if kinds == {"int", "float"}:
         return "float"
     if len(kinds) > 1 or "other" in kinds:
-        raise ValueError(f"column {column!r} mixes {', '.join(sorted(kinds))}")
-    return kinds.pop() if kinds else "null"
+        return None
+    return next(iter(kinds), "null")
 
 
 _KINDS = {bool: "bool", int: "int", float: "float", str: "str"}

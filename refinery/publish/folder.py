@@ -45,6 +45,7 @@ from refinery.publish.columns import CHANGES_SCHEMA, features, is_clean, refined
 from refinery.publish.origin import find_license, pretty_name
 from refinery.review.sheet import missing_decisions
 from refinery.runs import Run, incomplete_reason, verify
+from refinery.runs.refined import fol_lines
 
 MANIFEST = "publish.json"
 PUSH_RECORD = ".pushed.json"  # local only: dot files are never part of a release
@@ -102,7 +103,10 @@ def change_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         keys = ("status", "reason", "reviewer", "repaired_by", "evidence")
         common = {k: str(row.get(k) or "") for k in keys}
-        before, after = _lines(row.get("original_premises_fol")), _lines(row.get("premises-FOL"))
+        before, after = (
+            fol_lines(row.get("original_premises_fol")),
+            fol_lines(row.get("premises-FOL")),
+        )
         fields = [
             (f"premises-FOL[{i}]", _at(before, i), _at(after, i))
             for i in range(max(len(before), len(after)))
@@ -112,7 +116,7 @@ def change_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         )
         fields += [
             (f"background-FOL[{i}]", None, fact)
-            for i, fact in enumerate(_lines(row.get("background-FOL")))
+            for i, fact in enumerate(fol_lines(row.get("background-FOL")))
         ]
         fields.append(("label", row.get("original_label"), row.get("label")))
         out += [
@@ -490,13 +494,6 @@ def _as_baseline(manifest: Mapping[str, Any]) -> dict[str, Any]:
             for n, s in manifest["splits"].items()
         },
     }
-
-
-def _lines(value: Any) -> list[str]:
-    """Premise FOL as lines: FOLIO v2 joins them with newlines, v0 keeps a list."""
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    return str(value).split("\n") if value else []
 
 
 def _at(lines: Sequence[str], i: int) -> str | None:

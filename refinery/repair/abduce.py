@@ -199,8 +199,9 @@ def proof_with(
     """The provers' proof lines for `context`'s FOL with `extras` as more premises, each extra
     named by its background address (`premises[n]` → `background[0]`), and the positions of
     the extras some proof used."""
-    n = len(item.with_formulas(context.fol).premises_fol)
-    (row,) = checker.check_story([_with_extras(item, context, tuple(extras))])
+    more = _with_extras(item, context, tuple(extras))
+    n = len(more.premises_fol) - len(extras)  # the item's own premises come first
+    (row,) = checker.check_story([more])
     lines = [line for line in row.evidence.split("\n") if line.startswith("proves")]
     used: set[int] = set()
 

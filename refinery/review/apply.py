@@ -289,11 +289,10 @@ def _reviewed(
 def _apply_row(row: dict[str, Any], outcome: Outcome) -> None:
     """Carry an applied outcome into its refined-split row (keeping the input's layout)."""
     premises = list(outcome.refined_premises_fol)
-    row["premises-FOL"] = (
-        premises if isinstance(row.get("premises-FOL"), list) else "\n".join(premises)
-    )
+    as_list = isinstance(row.get("premises-FOL"), list)  # FOLIO v0 keeps lists
+    row["premises-FOL"] = premises if as_list else "\n".join(premises)
     row["conclusion-FOL"] = outcome.refined_conclusion_fol
-    row["background-FOL"] = background_cell(outcome, as_list=isinstance(row["premises-FOL"], list))
+    row["background-FOL"] = background_cell(outcome, as_list=as_list)
     row["status"] = outcome.status.value
     for key in ("label", "prover_label", "evidence", *REVIEW_FIELDS):
         row[key] = getattr(outcome, key)

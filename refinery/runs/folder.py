@@ -328,12 +328,8 @@ def previous_run(
         except (RefineryError, ValueError, OSError) as err:
             _warn(candidate, f"not a baseline ({err})")  # a half-deleted or foreign folder
             continue
-        if run.meta.get("kind", "refine") not in kinds:
-            continue
-        if (dataset, split) != (None, None) and (
-            run.meta.get("dataset"),
-            run.meta.get("split"),
-        ) != (dataset, split):
-            continue
-        return run
+        kind = run.meta.get("kind", "refine")
+        where = (run.meta.get("dataset"), run.meta.get("split"))
+        if kind in kinds and (dataset is None or where == (dataset, split)):
+            return run
     return None

@@ -3,8 +3,8 @@
 Each row keeps the input's own columns and layout (FOLIO v2 newline-joined strings, v0 lists),
 with `premises-FOL` / `conclusion-FOL` holding the refined FOL, so the file is a drop-in
 replacement for the original. Added columns: `background-FOL` (the background facts a reviewer
-accepted, in the layout of `premises-FOL`; never merged into the premises), `id`, `status` (verified | repaired | needs_review),
-`reason`, `original_label`, `label` (always equal to the original: labels never change
+accepted, in the layout of `premises-FOL`; never merged into the premises), `id`, `status`
+(verified | repaired | needs_review), `reason`, `original_label`, `label` (always equal to the original: labels never change
 automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
 `original_conclusion_fol`, `repaired_by`, `error_classes`, `evidence` (why the refined FOL
 gets its label: proving premises or a countermodel), the alignment and label columns
@@ -20,7 +20,7 @@ jsonl are written atomically.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,12 +113,24 @@ def background_cell(outcome: Outcome, *, as_list: bool) -> str | list[str]:
     return facts if as_list else "\n".join(facts)
 
 
-def check_input_columns(items: Sequence[Item], source: str) -> None:
+def fol_lines(value: Any) -> list[str]:
+    """A refined row's FOL lines cell as lines: FOLIO v2 joins them with newlines, v0 keeps a
+    list.
+
+    >>> fol_lines("P(a)\\nQ(b)"), fol_lines(["P(a)"]), fol_lines("")
+    (['P(a)', 'Q(b)'], ['P(a)'], [])
+    """
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return str(value).split("\n") if value else []
+
+
+def check_input_columns(items: Iterable[Item], source: str) -> None:
     """`DataError` before any work when the refined split could not keep the source's columns:
     one whose values mix kinds (a `story_id` that is a number in one row and text in another)
     cannot be written as a typed column, and changing its values would make the split no
     drop-in replacement."""
-    why = mixed_column([_input_columns(item) for item in items])
+    why = mixed_column(_input_columns(item) for item in items)  # one row at a time
     if why:
         raise DataError(
             f"{source}: {why}; the refined split keeps the source's columns as they are, so "

@@ -21,6 +21,7 @@ from typing import Any
 
 from refinery.labels import normalize_gold_label
 from refinery.outcomes import Outcome
+from refinery.runs.refined import fol_lines
 
 #: The data files whose digests `run.json` records.
 DATA_FILES = ("refined.jsonl", "refined.parquet", "outcomes.jsonl", "audit.jsonl")
@@ -87,7 +88,7 @@ def _row_problems(row: Mapping[str, Any], outcome: Outcome) -> list[str]:
         "status": row.get("status"),
         "label": normalize_gold_label(row.get("label")),
         "original_label": normalize_gold_label(row.get("original_label")),
-        "premises-FOL": _lines(row.get("premises-FOL")),
+        "premises-FOL": fol_lines(row.get("premises-FOL")),
         "conclusion-FOL": row.get("conclusion-FOL"),
     }
     out += [
@@ -96,10 +97,3 @@ def _row_problems(row: Mapping[str, Any], outcome: Outcome) -> list[str]:
         if actual[column] != expected[column]
     ]
     return out
-
-
-def _lines(value: Any) -> list[str]:
-    """Premise FOL as lines: FOLIO v2 joins them with newlines, v0 keeps a list."""
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    return str(value).split("\n") if value else []

@@ -21,8 +21,8 @@ from refinery.agents.reading.words import name_words
 from refinery.agents.repairs.edits import (
     Candidate,
     RuleTag,
-    paren_pairs,
     parsed_fields,
+    rewrite_atoms,
     rewrite_item,
 )
 from refinery.agents.repairs.located import name_uses
@@ -55,11 +55,11 @@ def propose(findings: ItemContext) -> list[Candidate]:
         first, second = parts
         why = f"{name} is in no other formula, which write it {first} and {second}"
         rewrite = functools.partial(_split, name=name, first=first, second=second)
-        candidate = rewrite_item(findings, parsed, rewrite, TAG, why)
+        # a guess: linking the compound can decide the label the other way, and the gate
+        # cannot tell that from a repair; a reviewer accepts it with one key
+        candidate = rewrite_item(findings, parsed, rewrite, TAG, why, guess=True)
         if candidate:
-            # a guess: linking the compound can decide the label the other way, and the gate
-            # cannot tell that from a repair; a reviewer accepts it with one key
-            out.append(tuple(e.model_copy(update={"guess": True}) for e in candidate))
+            out.append(candidate)
     return out
 
 
@@ -78,17 +78,4 @@ def _parts(name: str, others: set[str]) -> tuple[str, str] | None:
 
 def _split(text: str, name: str, first: str, second: str) -> str:
     """`text` with each one-place atom of `name` written as the conjunction of the two parts."""
-    pairs = paren_pairs(text)
-    edits = []
-    for use in name_uses(text):
-        if use.kind != "predicate" or use.name != name or use.arity != 1:
-            continue
-        opening = text.index("(", use.end)
-        closing = pairs[opening]
-        arg = text[opening + 1 : closing]
-        edits.append((use.start, closing + 1, f"({first}({arg}) ∧ {second}({arg}))"))
-    out, last = [], 0
-    for start, end, new in sorted(edits):
-        out.append(text[last:start] + new)
-        last = end
-    return "".join(out) + text[last:]
+    return rewrite_atoms(text, name, lambda arg: f"({first}({arg}) ∧ {second}({arg}))")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from refinery.agents.models import Edit, ErrorClass, ItemContext, Where
+from refinery.agents.repairs.located import name_uses
 from refinery.logic.errors import SyntaxProblem
 from refinery.logic.lint import lint
 from refinery.logic.parse import parses, try_parse
@@ -244,14 +245,33 @@ def grouping(text: str, i: int) -> bool:
     return re.search(r"(?:[∀∃]\s*|\b(?:forall|exists)\s+)[\w']+$", before) is not None
 
 
+def rewrite_atoms(text: str, name: str, write: Callable[[str], str]) -> str:
+    """`text` with each one-place atom `name(t)` written `write(t)` (`t` as the text has it).
+
+    >>> rewrite_atoms("¬Red(a) ∧ Red(f(b))", "Red", lambda t: f"In({t}, red)")
+    '¬In(a, red) ∧ In(f(b), red)'
+    """
+    pairs = paren_pairs(text)
+    edits = []
+    for use in name_uses(text):
+        if use.kind == "predicate" and use.name == name and use.arity == 1:
+            opening = text.index("(", use.end)
+            closing = pairs[opening]
+            edits.append((use.start, closing + 1, write(text[opening + 1 : closing])))
+    return splice(text, edits)
+
+
 def rewrite_item(
     findings: ItemContext,
     parsed: dict[Where, Formula],
     rewrite: Callable[[str], str | None],
     tag: RuleTag,
     why: str,
+    *,
+    guess: bool = False,
 ) -> Candidate:
-    """Edits applying `rewrite` to every parsed formula of the item it changes.
+    """Edits applying `rewrite` to every parsed formula of the item it changes (`guess`: each
+    edit is a guess, left a proposal for review).
 
     Empty when `rewrite` refuses a formula (returns None) or breaks one: such a change is
     all-or-nothing, since half a renaming is a new inconsistency.
@@ -263,7 +283,7 @@ def rewrite_item(
         if after is None or len(after) > MAX_AFTER or parses(after) is None:
             return ()
         if after != before:
-            edits.append(make_edit(where, before, after, tag, why))
+            edits.append(make_edit(where, before, after, tag, why, guess=guess))
     return tuple(edits)
 
 

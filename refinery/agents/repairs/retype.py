@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from refinery.addresses import CONCLUSION
 from refinery.agents.models import ErrorClass, ItemContext
-from refinery.agents.repairs.edits import Candidate, RuleTag, make_edit, paren_pairs, splice
+from refinery.agents.repairs.edits import Candidate, RuleTag, make_edit, rewrite_atoms, splice
 from refinery.agents.repairs.located import NameUse, name_uses
 from refinery.logic.analysis import bound_names, subformulas
 from refinery.logic.parse import parses
@@ -101,15 +101,7 @@ def _relations_to(constant: str, premises: list[str]) -> set[str]:
 
 def _as_relation(text: str, name: str, relation: str, constant: str) -> str:
     """`text` with each atom `name(t)` written `relation(t, constant)`."""
-    pairs = paren_pairs(text)
-    edits = []
-    for use in name_uses(text):
-        if use.kind == "predicate" and use.name == name and use.arity == 1:
-            opening = text.index("(", use.end)
-            closing = pairs[opening]
-            argument = text[opening + 1 : closing]
-            edits.append((use.start, closing + 1, f"{relation}({argument}, {constant})"))
-    return splice(text, edits)
+    return rewrite_atoms(text, name, lambda argument: f"{relation}({argument}, {constant})")
 
 
 def _about_every(text: str, constant: str, kind: str) -> str | None:

@@ -188,8 +188,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class _BodyLimit:
-    """Refuse a request body over `limit` bytes however it is sent: a Content-Length says so
-    at once (`_refusal`), a chunked body is counted as it arrives and never read past it."""
+    """Refuse a request body over `limit` bytes however it is sent: a Content-Length over it
+    at once, a chunked body as soon as the bytes that arrived pass it (never read further)."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -197,6 +197,11 @@ class _BodyLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD"):
             await self.app(scope, receive, send)
+            return
+        too_large = PlainTextResponse("request too large", status_code=413)
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"0")
+        if int(declared or 0) > self.limit:
+            await too_large(scope, receive, send)
             return
         chunks: list[bytes] = []
         size, more = 0, True
@@ -207,7 +212,7 @@ class _BodyLimit:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.limit:
-                await PlainTextResponse("request too large", status_code=413)(scope, receive, send)
+                await too_large(scope, receive, send)
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
@@ -246,8 +251,6 @@ def _refusal(request: Request, token: str | None, csrf: str) -> Response | None:
             return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return PlainTextResponse("send JSON", status_code=415)
-        if int(request.headers.get("content-length") or 0) > _MAX_BODY:
-            return PlainTextResponse("request too large", status_code=413)
     return None
 
 
