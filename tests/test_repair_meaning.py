@@ -442,9 +442,14 @@ def test_a_refuted_misreading_suggests_the_label_its_reading_proves(checker: Che
     out = _run(checker, item)
     assert (out.status, out.reason) == (Status.NEEDS_REVIEW, Reason.LABEL_MISMATCH)
     assert out.prover_label == "Uncertain"  # what the misread FOL proves
-    # a rewrite of the misread formula proves another label, but that is no proof from FOL that
-    # reads right: the FOL is blamed and no label is suggested
-    assert (out.suggested_label, out.is_label_issue, out.cause) == ("", False, "structure")
+    # a rewrite of the misread formula proves another label, but that is no proof from the FOL
+    # as written: no label is suggested. The rewrite reads right and proves True, so what
+    # blocks the gold False is the label, said with the rewrite
+    assert (out.suggested_label, out.is_label_issue, out.cause) == ("", False, "label")
+    assert (
+        "rewritten as the finding asks, Tall(ann) ∧ Rich(ann), the FOL proves True: the gold False is out of reach"
+        in (out.cause_evidence)
+    )
 
 
 def test_readings_that_disagree_suggest_the_label_the_written_fol_proves_if_one_does(
@@ -465,8 +470,9 @@ def test_readings_that_disagree_suggest_the_label_the_written_fol_proves_if_one_
     )  # fmt: skip
     proved = {str(c["label"]) for c in _candidates(out) if c.get("category") == "label_mismatch"}
     assert proved == {"True", "Uncertain"}
-    # readings that disagree prove nothing about the label: no suggestion
-    assert (out.suggested_label, out.is_label_issue, out.cause) == ("", False, "structure")
+    # readings that disagree prove nothing about the label: no suggestion; but premises[0] read
+    # right proves True whatever premises[1] says, so the gold False is what blocks
+    assert (out.suggested_label, out.is_label_issue, out.cause) == ("", False, "label")
 
 
 # -- (d) every deciding formula reads its sentence: the label is suspected ------------------
@@ -609,7 +615,7 @@ def test_a_misreading_the_rules_rewrote_without_reaching_the_gold_label_is_refut
         "True",
     )
     assert (out.status, out.reason) == (Status.NEEDS_REVIEW, Reason.LABEL_MISMATCH)
-    assert out.label_score < BLAME and not out.is_label_issue and out.cause == "structure"
+    assert out.label_score < BLAME and not out.is_label_issue and out.cause == "label"
     assert out.is_nl_mismatch_issue  # the misreading is still reported
 
 
@@ -660,3 +666,31 @@ def test_a_verified_item_with_a_weaker_finding_keeps_an_empty_reason(checker: Ch
     assert 0 < out.nl_mismatch_score < ISSUE and not out.is_nl_mismatch_issue
     assert not out.queued
     assert out.findings[0].startswith("premises[0]: implication_reversed (0.60)")
+
+
+def test_a_copied_conjunct_is_written_as_the_one_meant_and_left_a_proposal(
+    checker: Checker,
+) -> None:
+    item = _item(
+        [
+            "Road(firstRoad) ∧ MadeOf(firstRoad, concrete) ∧ Road(firstRoad) ∧ MadeOf(secondRoad, asphalt)",
+            "∀x (Road(x) ∧ MadeOf(x, asphalt) → Smooth(x))",
+        ],
+        "Smooth(secondRoad)",
+        "True",
+        [
+            "The first road is made of concrete, and the second road is made of asphalt.",
+            "All roads made of asphalt are smooth.",
+        ],
+        "The second road is smooth.",
+    )
+    out = _run(checker, item)
+    # the copy reaches the gold label, but which term was meant is a guess: never applied alone
+    assert (out.status, out.reason) == (Status.NEEDS_REVIEW, Reason.UNCONFIRMED_REPAIR)
+    assert out.refined_premises_fol == item.premises_fol
+    assert out.proposed_premises_fol[0] == (
+        "Road(firstRoad) ∧ MadeOf(firstRoad, concrete) ∧ Road(secondRoad) ∧ MadeOf(secondRoad, asphalt)"
+    )
+    (edit,) = [e for e in out.proposed_edits if e["where"] == "premises[0]"]
+    assert (edit["source"], edit["guess"]) == ("mend_copied_conjunct", True)
+    assert out.cause == "structure"

@@ -151,6 +151,7 @@ _CLASS_OF_KIND: dict[FindingKind, ErrorClass] = {
     FindingKind.ENTITY_UNSYMBOLISED: ErrorClass.NL_MISMATCH,
     FindingKind.SYMBOL_UNGROUNDED: ErrorClass.NL_MISMATCH,
     FindingKind.ATTITUDE_DROPPED: ErrorClass.NL_MISMATCH,
+    FindingKind.REPEATED_CONJUNCT: ErrorClass.NL_MISMATCH,
     FindingKind.NAME_DRIFT: ErrorClass.NAMING_DRIFT,
 }
 

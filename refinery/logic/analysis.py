@@ -79,7 +79,8 @@ def _term_occurrences(t: Term) -> Iterator[Occurrence]:
             assert_never(t)
 
 
-def _atom_terms(f: Formula) -> tuple[Term, ...]:
+def atom_terms(f: Formula) -> tuple[Term, ...]:
+    """The terms an atom or an equation names directly (none for other formulas)."""
     if isinstance(f, Pred):
         return f.args
     if isinstance(f, Eq):
@@ -97,7 +98,7 @@ def occurrences(f: Formula) -> Iterator[Occurrence]:
     for node in subformulas(f):
         if isinstance(node, Pred):
             yield Occurrence("predicate", node.name, len(node.args), node.span)
-        for t in _atom_terms(node):
+        for t in atom_terms(node):
             yield from _term_occurrences(t)
 
 
@@ -121,7 +122,7 @@ def _mentions(f: Formula, var: str) -> bool:
     for node in subformulas(f):
         if isinstance(node, Forall | Exists) and node.var == var:
             continue  # occurrences below a re-binding belong to the inner quantifier
-        if any(in_term(t) for t in _atom_terms(node)):
+        if any(in_term(t) for t in atom_terms(node)):
             return True
     return False
 

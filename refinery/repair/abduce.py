@@ -8,7 +8,9 @@ is an animal"). The search tries axioms of fixed templates over the item's own s
   the other's words) or WordNet does (some sense of "bee" is a kind of "animal");
 - `∀x (P(x) → ¬Q(x))`, only where WordNet calls the two adjectives opposites;
 - `P(c)` for a constant, only where WordNet says what `c` names is a P ("Georgia" is a "state");
-- `¬(a = b)` for two constants: two names, two things.
+- `¬(a = b)` for two constants: two names, two things;
+- `∀x ∀y (P(x) ∧ P(y) → x = y)`, only where P's name holds a superlative ("the smallest race
+  track" is one thing), so that what the story says of it holds of every one so named.
 
 It is guided by a countermodel, as abduction by hand is: Z3 finds a model of the premises in
 which the gold label fails, and only an axiom that model breaks can help. Each such axiom is
@@ -36,7 +38,7 @@ from refinery.labels import Label
 from refinery.logic.analysis import occurrences
 from refinery.logic.parse import parses
 from refinery.logic.printer import to_text
-from refinery.logic.syntax import Const, Eq, Forall, Formula, Implies, Not, Pred, Var
+from refinery.logic.syntax import And, Const, Eq, Forall, Formula, Implies, Not, Pred, Var
 from refinery.prove.verdict import Problem
 
 #: The most axioms a bridge may have.
@@ -110,6 +112,13 @@ def candidates(context: ItemContext, lexicon: Lexicon | None) -> list[Candidate]
             if chain:
                 fact = Pred(p, (Const(c),))
                 out.append(Candidate(fact, "WordNet: " + " → ".join(chain), 1))
+    for p in sorted(unary) if lexicon else ():
+        best = [w for w in name_words(p) if lexicon and lexicon.superlative(w)]
+        if best:
+            x, y = Var("x"), Var("y")
+            one = Implies(And((Pred(p, (x,)), Pred(p, (y,)))), Eq(x, y))
+            support = f"a superlative: at most one thing is the {_phrase(p)}"
+            out.append(Candidate(Forall("x", Forall("y", one)), support, 1))
     names = sorted(constants)
     for i, a in enumerate(names):
         for b in names[i + 1 :]:

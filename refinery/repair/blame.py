@@ -24,9 +24,17 @@ Every queued item gets a `Cause` and one line of evidence saying why. A defect f
 always what blocks the gold label, so where a `Retest` is given the cause is read again from
 the FOL with the defect mended (`refinery.repair.retest`), the mended FOL never applied:
 
-- a drifted name written as the premises write it (or spelled one way) that proves the gold
-  label confirms the drift; one that leaves FOL reading right and proving another label, or
-  leaving open a gold label that rests on a converse, makes the label the cause;
+- a drifted name written as the premises write it (or spelled one way, or a premise's name no
+  other formula shares written as the formula with a name for the same words writes it) that
+  proves the gold label confirms the drift; one whose mended FOL's own reading blames
+  something deeper (it reads right and proves another label, or rests the gold on a converse;
+  a formula misreads its sentence; a background fact closes the proof) makes that the cause,
+  one drift at a time; a gold label the mended FOL merely leaves open proves nothing;
+- a formula a finding blames, rewritten by each meaning repair rule whose edit the gate would
+  let settle an item (`Retest.mended`): a rewrite that proves the gold label confirms the
+  finding; where every rewrite reads right and proves another label, the gold label is out
+  of reach as written and as rewritten, and the label is the cause (the finding right or a
+  false alarm);
 - a conclusion relation no premise uses that, written as a premise relates the same thing in
   the same place (`From(x, watershed)` beside `In(x, watershed)`), proves the gold label is
   vocabulary;
@@ -161,8 +169,9 @@ _REASON_TEXT = {
 }
 
 
-def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
-    """The cause of a label the provers do not reproduce from well-formed FOL."""
+def _mismatch(context: ItemContext, retest: Retest | None = None, mend: bool = True) -> Blame:
+    """The cause of a label the provers do not reproduce from well-formed FOL (`mend`: a
+    formula a finding blames may be rewritten and read again, once)."""
     premises = _symbols(t for w, t in context.fol.items() if w != CONCLUSION)
     conclusion = _symbols([context.fol.get(CONCLUSION, "")])
     for name in sorted(conclusion - premises):
@@ -170,33 +179,21 @@ def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
         if alike:
             drift = f"the conclusion's {name} is in no premise, which has {alike}"
             mended = retest.renamed(context, name, alike) if retest else None
-            # one drift at a time: the mended FOL's own cause (a further drift, a converse)
-            after = _mismatch(mended, retest) if mended is not None else None
-            if mended is not None and mended.agreed is context.gold:
-                drift += f"; written {alike}, the FOL proves the gold {_gold(context)}"
-            elif after is not None and after.cause is Cause.LABEL:
-                return Blame(Cause.LABEL, f"{drift}; written {alike}, {after.evidence}")
-            return Blame(Cause.VOCABULARY, drift)
+            return _named(context, drift, f"written {alike}", mended, retest, mend)
     spelled = next((f for f in context.alignment if f.kind == FindingKind.NAME_DRIFT), None)
     if spelled is not None:
         first, second = spelled.symbols[:2]
         mended = retest.unified(context, first, second) if retest else None
-        after = _mismatch(mended, retest) if mended is not None else None
-        if mended is not None and mended.agreed is context.gold:
-            return Blame(
-                Cause.VOCABULARY,
-                f"{spelled.message}; spelled one way, the FOL proves the gold {_gold(context)}",
-            )
-        if after is not None and after.cause is Cause.LABEL:
-            # real, but not what blocks the gold label: the label does
-            return Blame(after.cause, f"{spelled.message}; spelled one way, {after.evidence}")
-        return Blame(Cause.VOCABULARY, spelled.message)
+        return _named(context, spelled.message, "spelled one way", mended, retest, mend)
     renamed = _renamed(context, conclusion - premises)
     if renamed:
         return Blame(Cause.VOCABULARY, renamed)
     orphan = _orphan(context)
-    if orphan:
-        return Blame(Cause.VOCABULARY, orphan)
+    if orphan is not None:
+        home, name, other = orphan
+        said = f"{home}'s {name} is in no other formula, which have {other}"
+        mended = retest.renamed(context, name, other, home) if retest else None
+        return _named(context, said, f"written {other}", mended, retest, mend)
     for name, place, other in _same_place(context, conclusion - premises) if retest else ():
         mended = retest.renamed(context, name, other) if retest else None
         if mended is not None and mended.agreed is context.gold:
@@ -210,7 +207,10 @@ def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
     for naming, cause in ((False, Cause.STRUCTURE), (True, Cause.VOCABULARY)):
         worst = next((f for f in misread if (f.kind in _NAMING) == naming), None)
         if worst is not None:
-            return Blame(cause, f"{worst.where}: {worst.kind.value}: {worst.message}")
+            said = f"{worst.where}: {worst.kind.value}: {worst.message}"
+            if cause is Cause.STRUCTURE and retest is not None and mend:
+                return _mended(context, retest, worst.where, said)
+            return Blame(cause, said)
     if not conclusion & premises:
         return Blame(
             Cause.VOCABULARY,
@@ -248,6 +248,66 @@ def _mismatch(context: ItemContext, retest: Retest | None = None) -> Blame:
     else:
         said = f"the FOL reads as its sentences say and proves {context.agreed.value}"
     return Blame(Cause.LABEL, said, clean=True)
+
+
+def _mended(context: ItemContext, retest: Retest, where: str, said: str) -> Blame:
+    """The cause of a mismatch where a finding blames the formula at `where` (`said`): its
+    shape, unless every rewrite the meaning rules make of it (`Retest.mended`) leaves a FOL
+    that reads as its sentences say and proves another label (or rests the gold on a
+    converse): then the label, whether the finding was right (the rewrite reads right) or a
+    false alarm (the FOL did). A rewrite that leaves the gold open proves nothing. The
+    evidence says what the rewrite gave, never that it is the right formula."""
+    after: list[tuple[str, Blame, ItemContext]] = []
+    for text, reading in retest.mended(context, where):
+        if reading.agreed is context.gold:
+            return Blame(
+                Cause.STRUCTURE, f"{said}; written {text}, the FOL proves the gold {_gold(context)}"
+            )
+        after.append((text, _mismatch(reading, retest, mend=False), reading))
+    if after and all(b.cause is Cause.LABEL for _, b, _ in after):
+        text, first, reading = after[0]
+        # a proof of another label, or the converse the gold rests on
+        got = (
+            f"the FOL proves {reading.agreed.value}"
+            if first.clean and reading.agreed
+            else first.evidence
+        )
+        return Blame(
+            Cause.LABEL,
+            f"{said}; rewritten as the finding asks, {text}, {got}: the gold "
+            f"{_gold(context)} is out of reach as written and as rewritten",
+        )
+    return Blame(Cause.STRUCTURE, said)
+
+
+def _named(
+    context: ItemContext,
+    said: str,
+    how: str,
+    mended: ItemContext | None,
+    retest: Retest | None,
+    mend: bool,
+) -> Blame:
+    """The cause of a mismatch where a name drifts (`said`), read again from the FOL with the
+    name mended (`how`, `mended`; None: it could not be): the name, where mending it proves
+    the gold label or leaves nothing deeper; else what the mended FOL's own reading blames
+    (one drift at a time: a further drift, a converse, a misread formula, a missing fact)."""
+    if mended is not None and mended.agreed is context.gold:
+        return Blame(Cause.VOCABULARY, f"{said}; {how}, the FOL proves the gold {_gold(context)}")
+    after = _mismatch(mended, retest, mend) if mended is not None else None
+    if after is not None and _deeper(after):
+        return Blame(after.cause, f"{said}; {how}, {after.evidence}")
+    return Blame(Cause.VOCABULARY, said)
+
+
+def _deeper(after: Blame) -> bool:
+    """Whether the cause read from a FOL with a name mended blocks the gold label whatever the
+    name: a label proved from FOL that reads right (or resting on a converse), a formula that
+    misreads its sentence, a fact found that closes the proof. Not a gold label merely left
+    open: the mended name may be one of several drifted ones."""
+    if after.cause is Cause.KNOWLEDGE:
+        return after.background is not None and bool(after.background.axioms)
+    return after.cause in (Cause.LABEL, Cause.STRUCTURE)
 
 
 def _gold(context: ItemContext) -> str:
@@ -330,11 +390,11 @@ def _same_place(context: ItemContext, only_conclusion: set[str]) -> list[tuple[s
     return list(dict.fromkeys(found))
 
 
-def _orphan(context: ItemContext) -> str:
-    """Evidence of a premise name no other formula uses while another formula has a name for the
-    same words: the premise cannot link to the rest, as a conclusion-only name cannot; "" for
-    none. A predicate's partner has its arity, every word of the orphan, and its words are all
-    said by the orphan's sentence (`Grow` in "grow … in their garden" beside `GrowIn`); a
+def _orphan(context: ItemContext) -> tuple[str, str, str] | None:
+    """(the formula, its name, the other name) where a premise uses a name no other formula
+    uses while another formula has a name for the same words: the premise cannot link to the
+    rest, as a conclusion-only name cannot; None for none. A predicate's partner has its
+    arity, every word of the orphan, and its words are all said by the orphan's sentence (`Grow` in "grow … in their garden" beside `GrowIn`); a
     constant's partner is a near spelling (`homelessCharify`) or its initials (`usa`)."""
     uses: dict[tuple[str, str, int], set[str]] = {}
     for where, text in context.fol.items():
@@ -359,8 +419,8 @@ def _orphan(context: ItemContext) -> str:
                     continue
             elif not (near(name, other) or _initials(name, other)):
                 continue
-            return f"{home}'s {name} is in no other formula, which have {other}"
-    return ""
+            return home, name, other
+    return None
 
 
 def _initials(a: str, b: str) -> bool:

@@ -10,6 +10,9 @@ the proof. `blame` asks `Retest` two such questions:
 - `converse`: whether the gold label follows once one conditional premise is also read the
   other way ("if" as "if and only if"). A gold label that needs a converse the sentence does
   not state rests on affirming the consequent or denying the antecedent: a label error;
+- `mended`: the FOL with one formula a finding blames rewritten by each repair rule that
+  changes its meaning, read again: a formula mended as its sentence says that still leaves the
+  gold label out of reach is not what keeps it out;
 - `bridge`: the background facts the sentences take for granted that make the provers prove
   the gold label (`refinery.repair.abduce`): a missing fact, said.
 
@@ -25,13 +28,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from refinery.addresses import CONCLUSION
+from refinery.agents.alignment import BLAME
 from refinery.agents.critique import item_context
 from refinery.agents.models import ItemContext
 from refinery.agents.reading.cues import read_sentence
 from refinery.agents.reading.lexicon import Lexicon
 from refinery.agents.reading.words import tokens
+from refinery.agents.repairs.edits import apply_candidate
 from refinery.agents.repairs.located import name_uses
 from refinery.agents.repairs.names import rename
+from refinery.agents.repairs.registry import MEANING_RULES, propose_repairs
 from refinery.check import Checker
 from refinery.datasets.records import Item
 from refinery.labels import Label
@@ -40,7 +46,10 @@ from refinery.logic.parse import parses
 from refinery.logic.printer import to_text
 from refinery.logic.syntax import Forall, Formula, Implies, Not, Pred
 from refinery.repair.abduce import Bridge, abduce, label_with
+from refinery.repair.gate import read_edits
 
+#: The most rewrites of one formula `Retest.mended` reads (each is a check by every prover).
+MAX_MENDS = 4
 #: Words that make a sentence state both directions, or a converse of its own.
 _BOTH_WAYS = frozenset({"only", "iff", "unless", "exactly", "precisely", "just"})
 
@@ -60,14 +69,17 @@ class Retest:
         (`refinery.repair.abduce`), or None."""
         return abduce(self.item, context, self.checker, self.lexicon)
 
-    def renamed(self, context: ItemContext, name: str, other: str) -> ItemContext | None:
-        """The reading of `context`'s FOL with the conclusion's `name` written `other`, where
-        both are the same kind of symbol with the same arity; None where they are not."""
-        mine = _uses([context.fol.get(CONCLUSION, "")], {name})
-        theirs = _uses([t for w, t in context.fol.items() if w != CONCLUSION], {other})
+    def renamed(
+        self, context: ItemContext, name: str, other: str, where: str = CONCLUSION
+    ) -> ItemContext | None:
+        """The reading of `context`'s FOL with `name` written `other` in the formula at `where`
+        (the conclusion by default), where both are the same kind of symbol with the same
+        arity; None where they are not."""
+        mine = _uses([context.fol.get(where, "")], {name})
+        theirs = _uses([t for w, t in context.fol.items() if w != where], {other})
         if len(mine) != 1 or not mine & theirs:
             return None  # a constant against a predicate, or another arity: no plain rename
-        return self._rewritten(context, *mine.pop(), name, other, only=CONCLUSION)
+        return self._rewritten(context, *mine.pop(), name, other, only=where)
 
     def unified(self, context: ItemContext, first: str, second: str) -> ItemContext | None:
         """The reading of `context`'s FOL with `second` written `first` in every formula (and
@@ -95,6 +107,24 @@ class Retest:
         }
         story = tuple(rename(t, kind, arity, old, new) for t in context.story_fol)
         return self.reading(fol, story)
+
+    def mended(self, context: ItemContext, where: str) -> list[tuple[str, ItemContext]]:
+        """The readings of `context`'s FOL with the formula at `where` rewritten by a repair
+        rule that changes what it means (certain edits only, no guess), as (the rewrite,
+        its reading), the rules' order, at most `MAX_MENDS`. A rewrite counts only where the
+        gate would let it settle an item: it reads better against its sentence, and well."""
+        out: list[tuple[str, ItemContext]] = []
+        for rule, candidate in propose_repairs(context):
+            if rule not in MEANING_RULES or any(e.where != where or e.guess for e in candidate):
+                continue
+            worse, _, after = read_edits(rule, candidate, context)
+            if worse is not None or after >= BLAME:
+                continue
+            fol = apply_candidate(dict(context.fol), candidate)
+            out.append((fol[where], self.reading(fol)))
+            if len(out) == MAX_MENDS:
+                break
+        return out
 
     def reading(
         self, fol: Mapping[str, str], story_fol: tuple[str, ...] | None = None

@@ -75,9 +75,49 @@ def test_no_bridge_for_what_no_word_supports_and_the_search_is_still_counted() -
         ("Jumbo is sleepy.", "Sleepy(jumbo)"),
         "True",
     )
-    assert found.cause is Cause.KNOWLEDGE
+    # a failure to prove is no evidence against the label: a fact, or a defect no check names
+    assert (found.cause, found.clean) == (Cause.KNOWLEDGE, False)
     assert found.background is not None and found.background.axioms == ()
     assert found.background.calls >= 1
+
+
+@needs_wordnet
+def test_a_superlative_names_at_most_one_thing() -> None:
+    found = _blame(
+        [
+            (
+                "The derby was held on the smallest race track.",
+                "∃x (SmallestRaceTrack(x) ∧ HeldOn(derby, x))",
+            ),
+            ("Islip is the smallest race track.", "SmallestRaceTrack(islip)"),
+        ],
+        ("The derby was held on Islip.", "HeldOn(derby, islip)"),
+        "True",
+    )
+    assert found.cause is Cause.KNOWLEDGE
+    assert found.background is not None
+    assert found.background.texts == (
+        "∀x ∀y (SmallestRaceTrack(x) ∧ SmallestRaceTrack(y) → x = y)",
+    )
+    assert "a superlative: at most one thing is the smallest race track" in found.evidence
+
+
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("word", "base"),
+    [("smallest", "small"), ("best", "good"), ("largest", "large"), ("forest", ""),
+     ("interest", ""), ("honest", ""), ("x", ""), ("st", "")],
+)  # fmt: skip
+def test_a_superlative_is_read_by_its_adjective(word: str, base: str) -> None:
+    assert LEXICON is not None and LEXICON.superlative(word) == base
+
+
+@needs_wordnet
+def test_no_uniqueness_for_a_name_without_a_superlative() -> None:
+    item = make_item(1, ["RaceTrack(islip)", "Forest(f)"], "RaceTrack(f)", "True")
+    (row,) = CHECKER.check_story([item])
+    texts = [c.text for c in candidates(item_context(item, row), LEXICON)]
+    assert not any("=" in t and "∀" in t for t in texts)
 
 
 def test_only_supported_rules_are_candidates() -> None:

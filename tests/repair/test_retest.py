@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from blaming import CHECKER, mismatch_cause
 
 from refinery.agents.critique import item_context
@@ -39,7 +40,7 @@ def test_a_sentence_that_states_only_if_is_not_read_as_a_converse_error() -> Non
         ("Jumbo is a mammal.", "Mammal(jumbo)"),
     ]
     found = _blame(premises, ("Jumbo is an elephant.", "Elephant(jumbo)"), "True")
-    assert found.cause is Cause.KNOWLEDGE
+    _no_converse(found)
 
 
 def test_a_compound_condition_is_not_read_both_ways() -> None:
@@ -49,12 +50,19 @@ def test_a_compound_condition_is_not_read_both_ways() -> None:
         ("The X1 is a Macbook.", "Macbook(x1)"),
     ]
     found = _blame(premises, ("The X1 has an M2 chip.", "M2(x1)"), "True")
-    assert found.cause is Cause.KNOWLEDGE
+    _no_converse(found)
 
 
-def test_a_fact_no_converse_gives_stays_a_missing_fact() -> None:
+def _no_converse(found: Blame) -> None:
+    """No converse was read: the gold label left open stays a missing fact (or a defect no
+    check names), never a label resting on a converse."""
+    assert (found.cause, found.clean) == (Cause.KNOWLEDGE, False)
+    assert "read both ways" not in found.evidence
+
+
+def test_a_fact_no_converse_gives_is_no_converse_error() -> None:
     found = _blame(ELEPHANTS, ("Jumbo is sleepy.", "Sleepy(jumbo)"), "True")
-    assert found.cause is Cause.KNOWLEDGE
+    _no_converse(found)
 
 
 def test_a_drifted_name_that_reaches_gold_once_renamed_is_vocabulary() -> None:
@@ -87,6 +95,70 @@ def test_a_name_spelled_two_ways_that_does_not_block_blames_the_label() -> None:
     found = _blame(premises, ("Tom does not purr.", "¬Purr(tom)"), "True", story)
     assert found.cause is Cause.LABEL
     assert "spelled one way" in found.evidence and "proves False" in found.evidence
+
+
+def test_a_drifted_name_that_leaves_a_misread_formula_blames_its_shape() -> None:
+    # renamed, the conclusion still fails: premises[0] says "or" where its sentence says "and"
+    premises = [
+        ("Tom is tall and rich.", "Tall(tom) ∨ Rich(tom)"),
+        ("All rich people are happy.", "∀x (Rich(x) → Happy(x))"),
+    ]
+    found = _blame(premises, ("Tom is happy.", "happy(tom)"), "True")
+    assert found.cause is Cause.STRUCTURE
+    assert found.evidence.startswith("the conclusion's happy is in no premise, which has Happy")
+    assert "written Happy, premises[0]: and_as_or" in found.evidence
+
+
+def test_a_renamed_name_that_only_leaves_the_gold_open_stays_the_cause() -> None:
+    # renamed, the FOL reads right and leaves the gold open, and no fact closes it: that proves
+    # nothing, so the name the item is known to drift on stays the cause
+    premises = [("All cats purr.", "∀x (Cat(x) → Purr(x))"), ("Tom is a cat.", "Cat(tom)")]
+    found = _blame(premises, ("Tom sleeps.", "Sleep(tom) ∧ purr(tom)"), "True")
+    assert found.cause is Cause.VOCABULARY
+    assert found.evidence == "the conclusion's purr is in no premise, which has Purr"
+
+
+@pytest.mark.parametrize(
+    ("gold", "cause", "then"),
+    [
+        ("True", Cause.VOCABULARY, "the FOL proves the gold True"),
+        ("False", Cause.LABEL, "the FOL reads as its sentences say and proves True"),
+    ],
+)
+def test_a_premise_name_no_other_formula_uses_is_renamed_and_read_again(
+    gold: str, cause: Cause, then: str
+) -> None:
+    premises = [
+        (
+            "Everyone who grows tomatoes in a garden is patient.",
+            "∀x (GrowIn(x, tomato) → Patient(x))",
+        ),
+        ("Tom grows tomatoes in his garden.", "Grow(tom, tomato)"),
+    ]
+    found = _blame(premises, ("Tom is patient.", "Patient(tom)"), gold)
+    assert found.cause is cause
+    said = "premises[1]'s Grow is in no other formula, which have GrowIn; written GrowIn, "
+    assert found.evidence == said + then
+
+
+def test_a_misread_formula_whose_reading_right_proves_another_label_blames_the_label() -> None:
+    found = _blame(
+        [("Ann is tall and rich.", "Tall(ann) ∨ Rich(ann)")], ("Ann is tall.", "Tall(ann)"), "False"
+    )
+    assert (found.cause, found.clean) == (Cause.LABEL, False)
+    assert found.evidence.startswith("premises[0]: and_as_or")
+    assert (
+        "rewritten as the finding asks, Tall(ann) ∧ Rich(ann), the FOL proves True: the gold False is out of reach"
+        in (found.evidence)
+    )
+
+
+def test_a_misread_formula_whose_reading_right_reaches_gold_is_its_shape() -> None:
+    found = _blame(
+        [("Ann is tall and rich.", "Tall(ann) ∨ Rich(ann)")], ("Ann is tall.", "Tall(ann)"), "True"
+    )
+    assert found.cause is Cause.STRUCTURE
+    assert "written Tall(ann) ∧ Rich(ann), the FOL proves the gold True" in found.evidence
 
 
 def test_a_relation_named_two_ways_in_one_place_is_vocabulary_when_renaming_reaches_gold() -> None:

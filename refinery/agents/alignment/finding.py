@@ -30,6 +30,7 @@ class FindingKind(StrEnum):
     SYMBOL_UNGROUNDED = "symbol_ungrounded"  # a constant no word of the sentence names
     NAME_DRIFT = "name_drift"  # one name spelled two ways across the story
     ATTITUDE_DROPPED = "attitude_dropped"  # "wants to be an A" stated as A(x)
+    REPEATED_CONJUNCT = "repeated_conjunct"  # A(x) ∧ A(x) where A(y) was meant: a copy slip
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import assert_never
 
+from refinery.logic.analysis import atom_terms, subformulas
+from refinery.logic.printer import to_text
 from refinery.logic.syntax import (
     And,
     Const,
@@ -52,6 +54,9 @@ class Implication:
     consequent_constants: frozenset[str] = frozenset()
     negated_antecedent: bool = False  # a ¬ inside the condition
     negated_consequent: bool = False
+    #: the result speaks of a variable the condition does not (`… → Prefer(z, x)` for
+    #: "everyone prefers the smoother road": the sentence's subject is not the rule's condition)
+    new_variable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +87,9 @@ class Shape:
     denied_negations: int = 0  # ¬(¬A ∧ B): a denied "and" with a negated part
     outer: str = ""  # the effective kind of the outermost quantifier, "∀" or "∃" ("" if none)
     subject: str = ""  # the variable the outermost quantifier binds: the sentence's subject
+    #: (a conjunct written twice in one ∧, the conjunct another term lacks there):
+    #: `Road(firstRoad) ∧ MadeOf(secondRoad, c) ∧ Road(firstRoad)`, `Road(secondRoad)` meant
+    slips: tuple[tuple[str, str], ...] = ()
 
     @property
     def predicates(self) -> tuple[str, ...]:
@@ -109,6 +117,7 @@ def shape_of(formula: Formula) -> Shape:
         denied_negations=counter.denied_negations,
         outer=_outer(formula),
         subject=_subject(formula),
+        slips=_slips(formula),
         negations=counter.negations,
         universal=counter.universal,
         existential=counter.existential,
@@ -183,8 +192,13 @@ class _Counter:
                 self.walk(left, negative=negative)
                 self.walk(right, negative=negative)
             case Implies(left, right):
-                (lnames, lconsts, lneg), (rnames, rconsts, rneg) = _parts(left), _parts(right)
-                self.implications.append(Implication(lnames, rnames, lconsts, rconsts, lneg, rneg))
+                (lnames, lconsts, lneg, lvars), (rnames, rconsts, rneg, rvars) = (
+                    _parts(left),
+                    _parts(right),
+                )
+                self.implications.append(
+                    Implication(lnames, rnames, lconsts, rconsts, lneg, rneg, bool(rvars - lvars))
+                )
                 self.conditions += 1
                 self.walk(left, negative=not negative)
                 self.conditions -= 1
@@ -232,6 +246,62 @@ class _Counter:
                 assert_never(t)
 
 
+def _slips(formula: Formula) -> tuple[tuple[str, str], ...]:
+    """Each conjunct written twice in one ∧ where another term of that ∧ lacks it: a variable
+    there, or a constant that is there the subject of an atom (`In(x, caspianSea)` asks nothing
+    of `caspianSea`). A formula says nothing more by saying a thing twice: the annotator
+    copied a conjunct and did not change its name. Linear in the ∧'s size."""
+    out: list[tuple[str, str]] = []
+    for g in subformulas(formula):
+        if not isinstance(g, And):
+            continue
+        atoms = [a for a in g.args if isinstance(a, Pred)]
+        seen: set[Pred] = set()
+        twice: dict[Pred, None] = {}
+        for a in atoms:
+            if a in seen:
+                twice[a] = None
+            seen.add(a)
+        if not twice:
+            continue
+        terms = [t for a in g.args for o in subformulas(a) for t in atom_terms(o)]
+        subjects = {a.args[0] for a in atoms if a.args}
+        others = [
+            t
+            for t in dict.fromkeys(terms)
+            if isinstance(t, Var) or (isinstance(t, Const) and t in subjects)
+        ]
+        # two terms some predicate holds of in the same place are alike (`Passenger(y)`,
+        # `Passenger(z)`): the copy more likely changed one into the other
+        held: dict[tuple[int, Term], set[str]] = {}
+        for a in atoms:
+            for i, t in enumerate(a.args):
+                held.setdefault((i, t), set()).add(a.name)
+
+        for atom in twice:
+            meant = min(
+                (
+                    (not _alike(held, t, u), rank, to_text(new))
+                    for rank, u in enumerate(others)
+                    if u not in atom.args
+                    for k, t in enumerate(atom.args)
+                    if type(t) is type(u)
+                    and (new := Pred(atom.name, (*atom.args[:k], u, *atom.args[k + 1 :])))
+                    not in seen
+                ),
+                default=None,
+            )
+            if meant is not None:
+                out.append((to_text(atom), meant[2]))
+    return tuple(out)
+
+
+def _alike(held: dict[tuple[int, Term], set[str]], t: Term, u: Term) -> bool:
+    """Whether some predicate holds of `t` and of `u` in the same place (`held`: the predicate
+    names at each (place, term))."""
+    return any(held.get((i, t), set()) & held.get((i, u), set()) for i in range(3))
+
+
 def _variables(f: Formula) -> set[str]:
     counter = _Counter()
     counter.walk(f, negative=False)
@@ -255,13 +325,16 @@ def _subject(f: Formula) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _parts(f: Formula) -> tuple[frozenset[str], frozenset[str], bool]:
-    """The predicate names, the constants, and whether `f` negates anything: one walk, cached
-    (each → of a chain asks about the rest of it again: uncached, the work grew 4× per link)."""
+def _parts(f: Formula) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str]]:
+    """The predicate names, the constants, whether `f` negates anything, and the variables its
+    atoms hold: one walk, cached (each → of a chain asks about the rest of it again: uncached,
+    the work grew 4× per link)."""
     counter = _Counter()
     counter.walk(f, negative=False)
+    constants = frozenset(counter.constants)
     return (
         frozenset(a.name for a in counter.atoms),
-        frozenset(counter.constants),
+        constants,
         counter.negations > 0,
+        frozenset(arg for a in counter.atoms for arg in a.args) - constants,
     )

@@ -12,7 +12,7 @@ story fills both ways (`Related(a, b)` and `Related(b, a)`, or nested places) is
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from refinery.logic.rewrite import nodes
@@ -41,15 +41,26 @@ def swapped_arguments(formula: Formula, story: Sequence[Formula]) -> list[Swap]:
     [('LiveIn', 'borealTaigaZone', 0)]
     >>> swapped_arguments(parse("Related(a, b)"), [parse("Related(b, a)"), parse("Related(a, c)")])
     []
+    >>> swapped_arguments(parse("In(la, california)"), [parse("In(california, usa)")])
+    []
     """
     rest = _places(other for other in story if other != formula)
     # a predicate the rest of the story fills both ways (`Related(a, b)`, `Related(b, a)`;
     # `In(x, bronx)`, `In(bronx, newYork)`) is symmetric or nests: its order tells nothing
     both = {p for (p, c, place) in rest if place == 0 and (p, c, 1) in rest}
     places = rest + _places([formula])
+    # the constants each (predicate, constant, place) pairs with elsewhere
+    partners = {
+        (a.name, arg.name, place): other
+        for f in story
+        if f != formula
+        for a in _binary(f)
+        for place, (arg, other) in enumerate(zip(a.args, reversed(a.args), strict=True))
+        if isinstance(arg, Const) and isinstance(other, Const)
+    }
     out = []
     for atom in _binary(formula):
-        if atom.name in both:
+        if atom.name in both or _nests(atom, partners):
             continue
         swapped, settled, tie = None, False, True
         for place, arg in enumerate(atom.args):
@@ -77,6 +88,26 @@ def _places(formulas: Iterable[Formula]) -> Counter[tuple[str, str, int]]:
                 if isinstance(arg, Const):
                     places[(atom.name, arg.name, place)] += 1
     return places
+
+
+#: Relations of place that chain (a city in a state in a country), by lower-cased name.
+_NESTING = frozenset(
+    {"in", "locatedin", "locatedon", "situatedin", "within", "inside", "partof", "containedin"}
+)
+
+
+def _nests(atom: Pred, partners: Mapping[tuple[str, str, int], Term]) -> bool:
+    """Whether a relation of place in `atom` chains with the story's (`In(losAngeles,
+    california)` beside `In(california, unitedStates)`): the constant sits elsewhere in the
+    other place, but beside a third constant, so the two atoms nest rather than swap."""
+    first, second = atom.args
+    if atom.name.lower() not in _NESTING:
+        return False  # `LiveIn(lemming, tundra)`, `LiveIn(tundra, vole)`: a swap, not a chain
+    if not (isinstance(first, Const) and isinstance(second, Const)):
+        return False
+    later = partners.get((atom.name, second.name, 0))
+    earlier = partners.get((atom.name, first.name, 1))
+    return (later is not None and later != first) or (earlier is not None and earlier != second)
 
 
 def _binary(formula: Formula) -> Iterator[Pred]:

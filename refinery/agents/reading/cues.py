@@ -16,7 +16,8 @@ with them: `quantifier_cue` (which binder a free variable wants) and `BOTH_OR_NE
 They are not `read_sentence`'s: `quantifier_cue` weighs both kinds of cue against each other and
 answers only when one kind is present ("one", "may", "if", "when" count; "always" does not),
 and `BOTH_OR_NEITHER` wants "both" and "neither" on either side of an "or", where
-`Sentence.both_or_neither` accepts "either … or neither" too. The repair rules were tuned on
+`Sentence.both_or_neither` accepts "either … or neither" too (and whatever `BOTH_OR_NEITHER`
+does: "both A and B, or he neither is A nor B"). The repair rules were tuned on
 the former, the alignment's scores on the latter, so both stay.
 """
 
@@ -43,6 +44,9 @@ _EXISTENTIAL = frozenset(
 )
 _GENERIC = frozenset({"someone", "somebody", "something"})
 _CONDITIONAL = frozenset({"if", "when", "whenever", "unless", "then", "provided"})
+#: "not both" that closes its clause ("A or B, but not both.") excludes both: ⊕. Followed by
+#: its parts ("is not both a singer and a dancer") it denies a conjunction, the common case.
+_NOT_BOTH = re.compile(r"\bnot both\s*(?:[,.;:!?)]|$)", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,8 @@ class Sentence:
     ands: tuple[int, ...] = ()
     ors: tuple[int, ...] = ()
     either: bool = False  # "either … or"
-    not_both: bool = False  # "but not both": exclusive or
+    not_both: bool = False  # "…, but not both.": exclusive or
+    denies_both: bool = False  # "is not both A and B": ¬(A ∧ B)
     or_both: bool = False  # "or both": inclusive or
     both_or_neither: bool = False  # "either both … or neither": ↔
     neither_nor: bool = False  # "neither … nor": ¬(A ∨ B)
@@ -85,8 +90,13 @@ def read_sentence(text: str) -> Sentence:
     >>> s = read_sentence("Sam either sings or dances, but not both.")
     >>> s.not_both, s.negations
     (True, ())
+    >>> s = read_sentence("Sam is not both a singer and a dancer.")
+    >>> s.not_both, s.denies_both
+    (False, True)
     >>> read_sentence("There are some cats.").existential
     (0, 2)
+    >>> read_sentence("There's a cat.").existential
+    (0,)
     """
     words = tuple(tokens(text))
     joined = " " + " ".join(words) + " "
@@ -110,7 +120,7 @@ def read_sentence(text: str) -> Sentence:
     existential = [i for i, w in enumerate(words) if w in _EXISTENTIAL]
     for i, w in enumerate(words[:-1]):
         nxt = words[i + 1]
-        if w == "there" and nxt in ("is", "are", "was", "were", "exists", "exist"):
+        if w == "there" and nxt in ("is", "s", "are", "was", "were", "exists", "exist"):
             kinds = not KINDS.isdisjoint(words[i + 2 : i + 6])  # "there are six types of X"
             if words[i + 2 : i + 3] != ("no",) and not kinds:  # "there is no …" is universal
                 existential.append(i)
@@ -134,10 +144,12 @@ def read_sentence(text: str) -> Sentence:
         ands=tuple(i for i, w in enumerate(words) if w == "and"),
         ors=tuple(i for i, w in enumerate(words) if w in ("or", "nor")),
         either=" either " in joined,
-        not_both=" not both " in joined,
+        not_both=_NOT_BOTH.search(text) is not None,
+        denies_both=" not both " in joined and _NOT_BOTH.search(text) is None,
         or_both=" or both " in joined,
         # "either both A and B, or neither", "either is A and B or neither A nor B"
-        both_or_neither=" or neither " in joined and (" both " in joined or " either " in joined),
+        both_or_neither=(" or neither " in joined and (" both " in joined or " either " in joined))
+        or BOTH_OR_NEITHER.search(text) is not None,
         neither_nor=neither_nor,
         conditional=tuple(i for i, w in enumerate(words) if w in _CONDITIONAL),
         only_if=" only if " in joined,

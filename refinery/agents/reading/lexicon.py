@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from lemminflect import getLemma
+from lemminflect import getInflection, getLemma
 
 DEFAULT_FOLDER = Path("/usr/share/wordnet")
 #: The pointers followed up from a noun: to its kind, and from an instance to its kind.
 _UP = ("@", "@i")
+#: Superlatives WordNet also lists as nouns ("do your best").
+_NOUN_SUPERLATIVES = frozenset({"best", "worst", "most", "least"})
 #: How far up a hypernym chain is followed (WordNet's deepest nouns sit about 20 levels down).
 _DEPTH = 24
 
@@ -58,6 +60,21 @@ class Lexicon:
         return any(self._pointers(s, "adj", ("!",)) & theirs for s in self._heads(mine)) or any(
             self._pointers(s, "adj", ("!",)) & mine for s in self._heads(theirs)
         )
+
+    def superlative(self, word: str) -> str:
+        """The adjective `word` is the superlative of ("smallest" → "small"), or "" where it is
+        none: WordNet knows the adjective, and not `word` as a noun ("forest" is no "fore"-est)."""
+        text = word.lower()
+        if not (text.isalpha() and text.endswith("st")):
+            return ""
+        adjectives, nouns = self._load("adj"), self._load("noun")
+        if text in nouns and text not in _NOUN_SUPERLATIVES:
+            return ""
+        for base in getLemma(text, upos="ADJ"):
+            # a base WordNet knows first: lemminflect's rules fail on some unknown words
+            if base != text and base in adjectives and text in getInflection(base, tag="JJS"):
+                return str(base)
+        return ""
 
     # -- the files -----------------------------------------------------------------------------
 

@@ -87,9 +87,9 @@ def _negations(
     both: list[Change] = []  # "is not both A and B" is ¬(A ∧ B), never ¬A ∧ B
     for path, node in nodes(formula):
         inside = any(p[: len(path)] == path for p in named)
-        if (path or s.not_both) and isinstance(node, And | Or | Exists) and inside:
+        if (path or s.denies_both) and isinstance(node, And | Or | Exists) and inside:
             compounds.append((path, Not(node), []))
-            if s.not_both and isinstance(node, And):
+            if s.denies_both and isinstance(node, And):
                 both.append(compounds[-1])
     changes = both or [*changes, *compounds]
     guesses: list[Change] = []

@@ -17,6 +17,7 @@ from refinery.agents.repairs import (
     compounds,
     conjuncts,
     connectives,
+    copied,
     free_variables,
     implication,
     lookalikes,
@@ -71,6 +72,7 @@ RULES: tuple[Rule, ...] = (
     Rule.of(implication),
     Rule.of(arguments),
     Rule.of(conjuncts),
+    Rule.of(copied),
 )
 #: The rules whose edits change what a formula means: the gate wants them to read better.
 MEANING_RULES = frozenset(
@@ -83,6 +85,7 @@ MEANING_RULES = frozenset(
         implication,
         arguments,
         conjuncts,
+        copied,
     )
 )
 #: The name of joint candidates that need both syntax rules (see `_cross_syntax`).

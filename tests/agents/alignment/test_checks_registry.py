@@ -22,6 +22,7 @@ def test_the_checks_run_in_their_table_order() -> None:
         "negation_scope",
         "argument_order",
         "attitude",
+        "repeated",
         "word_unsymbolised",
         "entity_unsymbolised",
         "symbol_ungrounded",
@@ -45,6 +46,7 @@ def test_finding_kinds_keep_the_strings_written_files_hold() -> None:
         "symbol_ungrounded",
         "name_drift",
         "attitude_dropped",
+        "repeated_conjunct",
     ]
 
 

@@ -721,3 +721,95 @@ def test_neither_nor_written_as_a_denied_and_is_negation_missing() -> None:
     # "neither an orphan planet nor …": the denied "and" is one part's own
     planet = "PSO is neither an orphan planet nor has the Sun as its star."
     assert _kinds("¬(Planet(pso) ∧ Orphan(pso)) ∧ ¬SunAs(pso, star)", planet) == []
+
+
+# -- a conjunct written twice -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fol", "sentence", "meant"),
+    [
+        (
+            "Road(firstRoad) ∧ MadeOf(secondRoad, concrete) ∧ Road(firstRoad)",
+            "The first road is made of concrete, and the second road is a road.",
+            "Road(secondRoad)",
+        ),
+        (
+            "∃x ∃y (¬(x=y) ∧ Won(x, prize) ∧ Won(x, prize) ∧ Person(x) ∧ Person(y))",
+            "Two people won the prize.",
+            "Won(y, prize)",
+        ),
+        (  # the term some predicate holds of beside the copied one is the one meant
+            "∃y ∃z (Passenger(y) ∧ Passenger(z) ∧ Carry(bus, y) ∧ Carry(bus, y) ∧ ¬(y=z))",
+            "The bus carries two passengers.",
+            "Carry(bus, z)",
+        ),
+    ],
+)
+def test_a_conjunct_written_twice_where_another_term_lacks_it_is_a_copy_slip(
+    fol: str, sentence: str, meant: str
+) -> None:
+    found = [
+        f for f in align({"f": fol}, {"f": sentence}).findings if f.kind == "repeated_conjunct"
+    ]
+    assert [(f.score, f.symbols[1]) for f in found] == [(0.8, meant)]
+    assert f"and {meant} nowhere" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "fol",
+    [
+        # a constant that is only an object asks nothing of its own
+        "Large(shafaq) ∧ Large(shafaq) ∧ In(shafaq, caspianSea)",
+        # no other term at all
+        "Can(john, rhythm) ∧ Can(john, rhythm) → Play(john)",
+    ],
+)
+def test_a_conjunct_written_twice_with_no_other_term_for_it_is_not_flagged(fol: str) -> None:
+    assert "repeated_conjunct" not in [k for k, _ in _kinds(fol, "A sentence about them.")]
+
+
+# -- cues the words carry ---------------------------------------------------------------------
+
+
+def test_not_both_followed_by_its_parts_denies_an_and_and_is_no_exclusive_or() -> None:
+    sentence = "If Curry is not both a centerback and a defender, then he is a player or a coach."
+    fol = "¬(Centerback(curry) ∧ Defender(curry)) → (Player(curry) ∨ Coach(curry))"
+    assert "exclusive_or" not in [k for k, _ in _kinds(fol, sentence)]
+    # closing its clause, "but not both" is ⊕
+    assert ("exclusive_or", 0.7) in _kinds(
+        "Animal(hulu) ∨ Dirt(hulu)", "Hulu is either an animal or dirt, but not both."
+    )
+
+
+def test_there_s_is_an_existential_cue() -> None:
+    sentence = "There's a person in the family who likes cheese."
+    assert _kinds("∃x (InFamily(x) ∧ Like(x, cheese))", sentence) == []
+    assert ("quantifier", 0.8) in _kinds("∀x (InFamily(x) → Like(x, cheese))", sentence)
+
+
+def test_a_predicate_that_spells_the_negative_word_whole_is_no_missing_negation() -> None:
+    sentence = "Nonflying birds in Antarctica are penguins."
+    assert _kinds("∀x (NonFlying(x) ∧ Bird(x) ∧ In(x, antarctica) → Penguin(x))", sentence) == []
+
+
+def test_a_rule_whose_result_speaks_of_its_own_subject_is_not_reversed_by_word_order() -> None:
+    sentence = "Everyone prefers the smoother of two roads."
+    fol = "∀x ∀y ∀z (Road(x) ∧ Road(y) ∧ Smoother(x, y) → Prefer(z, x))"
+    assert "implication_reversed" not in [k for k, _ in _kinds(fol, sentence)]
+    # the rule's subject named first is still read: "all endothermic animals produce heat"
+    assert ("implication_reversed", 0.6) in _kinds(
+        "∀x (ProduceHeat(x) → Endothermic(x) ∧ Animal(x))", "All endothermic animals produce heat."
+    )
+
+
+def test_a_copula_inside_one_part_of_an_or_does_not_split_a_rule() -> None:
+    sentence = "Problems either have a low rate or are starred by many users."
+    fol = "∀x (Problem(x) → LowRate(x) ⊕ StarredByMany(x))"
+    assert "implication_reversed" not in [k for k, _ in _kinds(fol, sentence)]
+
+
+def test_a_place_within_a_place_nests_and_is_not_a_swap() -> None:
+    story = ["In(california, unitedStates)", "In(california, unitedStates) ∧ State(california)"]
+    fol = "In(losAngeles, california)"
+    assert "argument_order" not in [k for k, _ in _kinds(fol, "LA is in California.", story)]

@@ -483,10 +483,11 @@ def test_meaning_rules_propose_nothing_without_an_alignment() -> None:
     ]
 
 
-def test_the_seven_meaning_rules() -> None:
+def test_the_eight_meaning_rules() -> None:
     assert sorted(MEANING_RULES) == [
         "fix_negation",
         "flip_implication",
+        "mend_copied_conjunct",
         "restore_conjunct",
         "swap_arguments",
         "switch_connective",
@@ -550,3 +551,28 @@ def test_replace_rebuilds_one_node_and_keeps_the_others() -> None:
     assert at(swapped, (0, 0)).span == at(formula, (0, 0)).span  # untouched nodes keep their span
     with pytest.raises(IndexError):
         replace(formula, (0, 0, 0), parse("P(x)"))
+
+
+def test_a_copied_conjunct_is_written_as_the_term_that_lacks_it_and_marked_a_guess() -> None:
+    read = aligned(
+        ["∃y ∃z (Passenger(y) ∧ Passenger(z) ∧ Carry(bus, y) ∧ Carry(bus, y) ∧ ¬(y=z))"],
+        ["The bus carries two passengers."],
+    )
+    proposed = [
+        (c[0].after, c[0].guess) for r, c in propose_repairs(read) if r == "mend_copied_conjunct"
+    ]
+    assert proposed == [
+        ("∃y ∃z (Passenger(y) ∧ Passenger(z) ∧ Carry(bus, y) ∧ Carry(bus, z) ∧ ¬(y=z))", True)
+    ]
+
+
+@pytest.mark.parametrize(
+    "fol",
+    [
+        "Large(shafaq) ∧ Large(shafaq) ∧ In(shafaq, caspianSea)",  # no other subject
+        "Carry(bus, y) ∧ Carry(bus, z)",  # nothing written twice
+    ],
+)
+def test_no_copied_conjunct_is_mended_where_none_was_found(fol: str) -> None:
+    read = aligned([fol], ["A sentence about it."])
+    assert [r for r, _ in propose_repairs(read) if r == "mend_copied_conjunct"] == []

@@ -71,6 +71,7 @@ def test_rule_table() -> None:
         ("flip_implication", ErrorClass.WRONG_CONNECTIVE),
         ("swap_arguments", ErrorClass.ARGUMENT_ORDER),
         ("restore_conjunct", ErrorClass.NL_MISMATCH),
+        ("mend_copied_conjunct", ErrorClass.NL_MISMATCH),
     ]
     # one module per rule, declaring its own tag
     modules = [sys.modules[r.propose.__module__] for r in RULES]

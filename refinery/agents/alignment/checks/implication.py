@@ -90,8 +90,8 @@ def _lead_order(s: Sentence, f: Shape) -> list[Finding]:
     if not any(i <= 1 and s.words[i] in EVERY for i in s.universal):
         return []
     rule = f.implications[0]
-    if rule.antecedent & rule.consequent:
-        return []
+    if rule.antecedent & rule.consequent or rule.new_variable:
+        return []  # "everyone prefers the smoother road": the subject is no condition
     ante = [p for name in rule.antecedent if (p := position(s, name)) is not None]
     cons = [p for name in rule.consequent if (p := position(s, name)) is not None]
     if ante and cons and max(cons) < min(ante):
@@ -113,7 +113,13 @@ def _generic(s: Sentence) -> tuple[list[str], list[str]] | None:
         return None
     words = list(s.words)
     verb = next((j for j, w in enumerate(words) if w in ("is", "are")), None)
+    if verb and not _JOINERS.isdisjoint(words[:verb]):
+        return None  # "A either have B or are C": the copula is one part's, not the rule's
     return (words[:verb], words[verb + 1 :]) if verb else None
+
+
+#: Words before a copula that make it belong to one part of a compound predicate.
+_JOINERS = frozenset({"or", "either", "and", "nor"})
 
 
 def _fit(predicates: Iterable[str], words: Sequence[str]) -> int:

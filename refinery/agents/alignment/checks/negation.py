@@ -129,10 +129,11 @@ def _prefixed(s: Sentence, f: Shape, *, negative: bool) -> list[tuple[str, str]]
         if a.negative == negative
         for w in content(name_words(a.name))
     )
+    spelled = {a.name.lower() for a in f.atoms}
     found: list[tuple[int, int, int, str]] = []  # (atom, word, prefix) order, as read
     for at, word in enumerate(s.words):
-        if whole.matches(word):
-            continue  # `Invertebrate` names "invertebrates" whole
+        if whole.matches(word) or word in spelled:
+            continue  # `Invertebrate` names "invertebrates" whole, `NonFlying` "nonflying"
         for rank, prefix in enumerate(("un", "non", "dis", "in", "im", "il", "ir")):
             stem = word[len(prefix) :]
             if word.startswith(prefix) and len(stem) >= 4:

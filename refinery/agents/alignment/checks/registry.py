@@ -21,6 +21,7 @@ from refinery.agents.alignment.checks import (
     negation,
     negation_scope,
     quantifier,
+    repeated,
     symbol_ungrounded,
     word_unsymbolised,
 )
@@ -60,6 +61,7 @@ CHECKS: tuple[Check, ...] = (
     Check.of(negation_scope),
     Check.of(argument_order),
     Check.of(attitude),
+    Check.of(repeated),
     Check.of(word_unsymbolised),
     Check.of(entity_unsymbolised),
     Check.of(symbol_ungrounded),
