@@ -4,8 +4,8 @@ The sample run's queue holds four items. The session decides three of them:
 
 - 203 (gold True, both provers and the suggested label False): accept the proposal, which
   changes the label True → False: confirmed, with a note;
-- 301 (a premise with a free variable; the proposal already closed premise 1's parenthesis):
-  edit premise 3, first with a typo (refused), then fixed: both provers now derive True;
+- 301 (a premise with a free variable; the proposal already closed premises[0]'s parenthesis):
+  edit premises[2], first with a typo (refused), then fixed: both provers now derive True;
 - 1201 (gold True, both provers Uncertain): relabel to Uncertain, confirmed, with a note.
 
 1301 stays open. `assert_applied_exactly` then runs `review apply` and checks that the new

@@ -9,6 +9,8 @@ countermodel), the critique and the proposed edit as a diff. Keys:
     s  skip (decide to leave it)    j  next item, no decision    b  back to the previous item
     q  quit                         ?  this help and the guidelines
 
+Premises are shown, and edited, by the addresses the evidence and the critique use:
+`premises[0]` is the first (type `0`, or `premises[0]`; `c` for the conclusion).
 On a terminal each key acts at once (no Enter); with a pipe for input, one key per line. The
 draft starts from the proposal, and the edit line comes pre-filled with the formula (readline),
 so fixing a typo is a few keystrokes. An edited line is checked at once (syntax error with a
@@ -229,14 +231,16 @@ class ReviewSession:
     def _edit(self, row: QueueRow, draft: Draft) -> None:
         n = len(draft.fol)
         try:
-            where = self.read(f"line to edit (1-{n - 1} premises, c = conclusion)> ")
+            asked = self.read(f"line to edit (0-{n - 2} for premises[i], c = conclusion)> ")
         except EOFError:
             return
-        where = where.strip().lower()
-        index = n - 1 if where in {"c", str(n)} else int(where) - 1 if where.isdigit() else -1
+        # the addresses the evidence and the critique use: premises[0] is the first premise
+        number = asked.strip().lower().removeprefix("premises[").removesuffix("]")
+        index = n - 1 if number in {"c", "conclusion"} else int(number) if number.isdigit() else -1
         if not 0 <= index < n:
-            self.write(f"no line {where!r}")
+            self.write(f"no line {asked.strip()!r}")
             return
+        where = _address(index, n)
         text = self._line("new FOL> ", draft.fol[index])
         if not text or text == draft.fol[index]:
             self.write("unchanged.")
@@ -246,12 +250,12 @@ class ReviewSession:
         feedback = self.engine.check_draft(row, trial, gold=draft.label)
         self.write(feedback.render())
         if not feedback.parses:
-            self.write(f"rejected: line {where} unchanged.")
+            self.write(f"rejected: {where} unchanged.")
             return
         draft.fol = trial
         if trial[index] != text:
             self.write(f"notation: stored as {trial[index]}")
-        self.write(f"line {where} updated in the draft; w saves it.")
+        self.write(f"{where} updated in the draft; w saves it.")
 
     def _label(self, draft: Draft) -> None:
         raw = self.key("label: [t]rue [f]alse [u]ncertain> ").strip()
@@ -317,7 +321,8 @@ class ReviewSession:
         premises_fol = fol[:-1]
         w("Premises")
         for i in range(max(len(nl), len(premises_fol))):
-            w(f"{i + 1:>3} NL : {nl[i] if i < len(nl) else '(no sentence)'}")
+            w(f"  premises[{i}]")
+            w(f"    NL : {nl[i] if i < len(nl) else '(no sentence)'}")
             w(f"    FOL: {premises_fol[i] if i < len(premises_fol) else '(no formula)'}")
         w("Conclusion")
         w(f"    NL : {row.conclusion}")
@@ -348,12 +353,14 @@ class ReviewSession:
         w("[a]ccept [k]eep [e]dit [l]abel [n]ote [w]rite decision [s]kip [j]next [b]ack [q]uit [?]")
 
 
+def _address(i: int, n: int) -> str:
+    """Line `i` of `n` FOL lines by the address the evidence uses: `premises[i]`, `conclusion`."""
+    return "conclusion" if i == n - 1 else f"premises[{i}]"
+
+
 def _diff(before: list[str], after: list[str]) -> list[str]:
-    """Changed lines only, numbered as the annotator edits them (c = conclusion)."""
-
-    def name(i: int, n: int) -> str:
-        return "c" if i == n - 1 else str(i + 1)
-
+    """Changed lines only, by their addresses (`premises[i]`, `conclusion`)."""
+    name = _address
     out = []
     matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():

@@ -118,22 +118,22 @@ def test_work_in_a_terminal_then_apply(tmux: Tmux, workspace: tuple[Path, Path])
     # 301: the draft starts from the proposal and the edit line comes pre-filled
     tmux.wait_for(f"item 2/4 · {ID_301}")
     tmux.key("e")
-    tmux.wait_for("line to edit")
-    tmux.type("3")
+    tmux.wait_for("line to edit (0-")
+    tmux.type("2")  # premises[2], as the evidence names it
     tmux.wait_for(f"new FOL> {PREMISE_3}")
     tmux.key("BSpace", "Enter")  # a typo made in the pre-filled line: its last ")" deleted
-    screen = tmux.wait_for("rejected: line 3 unchanged.")
+    screen = tmux.wait_for("rejected: premises[2] unchanged.")
     lines = screen.splitlines()
     formula = max(i for i, line in enumerate(lines) if line.strip() == TYPO_3)
     assert "unbalanced parentheses" in lines[formula - 1]
     assert lines[formula + 1].strip() == "^"  # the caret, under the end of the formula
     tmux.key("e")
-    tmux.type("3")
+    tmux.type("premises[2]")
     # the draft kept the proposal's line (the typo line above lost its ")", so this is new)
     tmux.wait_for(f"new FOL> {PREMISE_3}")
     # fix it in place: to the start, two words right, delete ", x"
     tmux.key("C-a", "M-f", "M-f", "C-d", "C-d", "C-d", "Enter")
-    screen = tmux.wait_for("line 3 updated in the draft")
+    screen = tmux.wait_for("premises[2] updated in the draft")
     assert "provers: True (eprover=True, z3=True; agreed)" in screen
     assert "why: proves the conclusion: premises[" in screen  # recomputed for the edit
     tmux.key("w")

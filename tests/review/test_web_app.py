@@ -76,7 +76,7 @@ def test_live_check_points_at_the_typo_then_gives_both_provers_label(
     assert (reply["label"], reply["labels"]) == ("True", {"eprover": "True", "z3": "True"})
     assert reply["evidence"].startswith("proves the conclusion: premises[")
     assert reply["canonical"][2] == "MissConnection(passengers) → Compensated(passengers)"
-    # the proposal as it stands: lint errors, marked on premise 3
+    # the proposal as it stands: lint errors, marked on premises[2]
     status, reply = actions.check(ID_301, row(queue, ID_301).proposed_fol.split("\n"))
     assert {(i["index"], i["kind"]) for i in reply["lint"] if i["severity"] == "error"} == {
         (2, "arity_conflict"),
@@ -187,6 +187,9 @@ def test_the_view_starts_from_the_proposal_and_walks_the_filtered_items(queue: P
     assert [f["draft"] for f in item["formulas"]][2] == PREMISE_3
     assert item["formulas"][0]["proposal"][-1] == ("ins", ")")
     assert item["critique"][0].startswith("premises[0]: unbalanced_parentheses")
+    # one numbering: each formula is named by the address the critique uses
+    assert [f["name"] for f in item["formulas"]][:2] == ["premises[0]", "premises[1]"]
+    assert item["formulas"][-1]["name"] == "conclusion"
     assert len(item["critique"]) == 3  # "; expected one of: …" stays inside its finding
     assert view["progress"]["by_reason"] == [
         {"reason": "label_mismatch", "decided": 0, "total": 3},

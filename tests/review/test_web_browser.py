@@ -155,7 +155,7 @@ def test_an_annotator_session_in_the_browser_then_apply(
     on_item(page, ID_301)
     boxes = page.locator(".fol-input")
     assert [boxes.nth(i).input_value() for i in (0, 2)] == [FIXED_1, PREMISE_3]
-    page.keyboard.press("e")  # focuses the first box with a problem: premise 3
+    page.keyboard.press("e")  # focuses the first box with a problem: premises[2]
     expect(boxes.nth(2)).to_be_focused()
     page.keyboard.press("End")
     page.keyboard.press("Backspace")

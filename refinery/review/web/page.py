@@ -131,7 +131,8 @@ def item_view(
         formulas.append(
             {
                 "index": i,
-                "name": "conclusion" if is_conclusion else f"premise {i + 1}",
+                # the address the evidence and the critique use: premises[0] is the first
+                "name": "conclusion" if is_conclusion else f"premises[{i}]",
                 "nl": visible(row.conclusion if is_conclusion else (nl[i] if i < len(nl) else "")),
                 "original": before,
                 "draft": text,
