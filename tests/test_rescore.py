@@ -313,7 +313,9 @@ def test_cli_errors_are_reported_not_raised(
     bad.write_text('{"id": "x", "label": "True"}\nnot json\n', encoding="utf-8")
     assert main(["rescore", str(bad), "--against", str(reviewed)]) == 2
     assert f"refinery: error: {bad}:2: not valid JSON" in capsys.readouterr().err
-    assert main(["rescore", str(bad), "--against", str(tmp_path)]) == 2
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["rescore", str(bad), "--against", str(empty)]) == 2
     assert "is not a run folder" in capsys.readouterr().err
 
 
@@ -376,6 +378,25 @@ def test_a_published_folder_scores_as_its_run(
     assert (report["source"], report["split"], report["subset"]) == ("published", "train", "all")
     assert (report["items"], report["split_items"], report["outside"]) == (18, 18, 0)
     assert report["refined"]["all"]["correct"] == 12 and report["original"]["all"]["correct"] == 11
+
+
+def test_a_splits_folder_of_runs_scores_against_its_newest_run(
+    sample_run: Path, reviewed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    split = tmp_path / "runs" / "folio-sample" / "all"
+    shutil.copytree(sample_run, split / "20250101-000000-aaaa")  # older, unreviewed
+    shutil.copytree(reviewed, split / "20260101-000000-bbbb")  # newer: what review apply picks
+    preds = write_csv(tmp_path / "preds.csv")
+    assert main(["rescore", str(preds), "--against", str(reviewed)]) == 0
+    from_run = capsys.readouterr().out
+    assert main(["rescore", str(preds), "--against", str(split)]) == 0
+    from_split = capsys.readouterr().out
+    # the newest run's scores, and the first line says which run was picked
+    assert from_split.split("\n", 1)[1] == from_run.split("\n", 1)[1]
+    assert f"(the newest run in {split})" in from_split.split("\n", 1)[0]
+    # a folder with neither runs nor a release is refused in one line
+    assert main(["rescore", str(preds), "--against", str(tmp_path / "runs")]) == 2
+    assert "a split's folder of runs" in capsys.readouterr().err
 
 
 CLEAN_TABLE = """\

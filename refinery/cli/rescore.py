@@ -1,6 +1,7 @@
 """`refinery rescore`: score a model's predictions on the original and the refined labels.
 
-The split comes from a run folder, a folder `refinery publish` built, or a published dataset on
+The split comes from a run folder (or a split's folder of runs: its newest, as `review apply`
+picks it), a folder `refinery publish` built, or a published dataset on
 the Hub (``OWNER/NAME``, downloaded into the Hugging Face cache); ``--clean`` scores only the
 settled items, as the release's ``clean`` config holds them.
 """
@@ -62,7 +63,8 @@ command = make_command(
         "--against",
         required=True,
         metavar="SPLIT",
-        help="a run folder, a published folder (refinery publish), or a Hub dataset OWNER/NAME",
+        help="a run folder, a split's folder of runs (its newest), a published folder "
+        "(refinery publish), or a Hub dataset OWNER/NAME",
     ),
     option("--split", help="which split of a published dataset (needed when it has several)"),
     option(

@@ -16,12 +16,17 @@ from refinery.cli.options import PATH, Args, Group, make_command, option, prover
 from refinery.errors import RefineryError
 
 
+def _queues() -> list[Path]:
+    """The queues under review/ (a shard a reviewer works on alone is not one)."""
+    return sorted(p for p in Path("review").glob("*.csv") if ".shard-" not in p.name)
+
+
 def _queue(args: Args) -> Path:
     if args.queue:
         if not args.queue.is_file():
             raise RefineryError(f"no review queue at {args.queue}")
         return Path(args.queue)
-    found = sorted(p for p in Path("review").glob("*.csv") if ".shard-" not in p.name)
+    found = _queues()
     if len(found) == 1:
         return found[0]
     if not found:
@@ -45,13 +50,22 @@ def _status(args: Args) -> int:
     """Counts by reason, decision, reviewer and flag; what is left."""
     from refinery.review.sheet import queue_status, read_queue
 
-    queue = _queue(args)
-    status = queue_status(read_queue(queue))
-    total = status["total"]
-    print(
-        f"{queue}: {total.get('items', 0)} items, {total.get('decided', 0)} decided, "
-        f"{total.get('left', 0)} left"
-    )
+    def summary(queue: Path) -> dict[str, dict[str, int]]:
+        status = queue_status(read_queue(queue))
+        total = status["total"]
+        print(
+            f"{queue}: {total.get('items', 0)} items, {total.get('decided', 0)} decided, "
+            f"{total.get('left', 0)} left"
+        )
+        return status
+
+    if not args.queue and len(_queues()) > 1:
+        # several queues: a line each, where every other command needs --queue to pick one
+        for queue in _queues():
+            summary(queue)
+        print("pass --queue for one queue's counts by reason, decision, reviewer and flag")
+        return 0
+    status = summary(_queue(args))
     for table in ("reason", "decision", "reviewer", "flag"):
         if status[table]:
             print(f"by {table}:")

@@ -232,7 +232,8 @@ class Against:
 
 
 def load_against(spec: str, *, split: str | None = None) -> Against:
-    """The split `spec` names: a run folder, a published folder, or a Hub dataset id.
+    """The split `spec` names: a run folder, a split's folder of runs (its newest run), a
+    published folder, or a Hub dataset id.
 
     A local folder wins over a Hub id of the same spelling; ``hf:OWNER/NAME`` always means the
     Hub. A published folder (local or downloaded) with several splits needs `split`; for a run
@@ -240,22 +241,21 @@ def load_against(spec: str, *, split: str | None = None) -> Against:
     these, the split is not there, or the download fails (offline, gated, no such dataset).
     """
     from refinery import publish
-    from refinery.runs import RUN_FILE, load_run
+    from refinery.runs import RUN_FILE, run_folders
 
     path = Path(spec)
     if not spec.startswith("hf:") and path.is_dir():
         if (path / RUN_FILE).is_file():
-            run = load_run(path)
-            own = str(run.meta.get("split", ""))
-            if split is not None and split not in (own, publish.hub_split(own)):
-                raise ConfigError(f"--split {split}: run {run.run_id} holds split {own!r}")
-            return Against(run.refined_rows(), "run", path, own, run.run_id, f"run {run.run_id}")
-        if not publish.published_splits(path):
-            raise RefineryError(
-                f"{path} is not a run folder (no {RUN_FILE}) nor a published folder "
-                "(no refined/<split>.parquet beside a publish.json or README.md)"
-            )
-        return _published(path, "published", split)
+            return _run(path, split)
+        if publish.published_splits(path):
+            return _published(path, "published", split)
+        newest = run_folders(path)
+        if newest:  # a split's folder of runs: the newest, as `review apply` picks it
+            return _run(newest[-1], split, f" (the newest run in {path})")
+        raise RefineryError(
+            f"{path} is not a run folder (no {RUN_FILE}), a split's folder of runs nor a "
+            "published folder (no refined/<split>.parquet beside a publish.json or README.md)"
+        )
     if path.exists() and not spec.startswith("hf:"):
         raise RefineryError(f"--against {spec}: a file, not a run folder or a published folder")
     repo_id = spec.removeprefix("hf:")
@@ -266,6 +266,18 @@ def load_against(spec: str, *, split: str | None = None) -> Against:
             f"--against {spec}: no such folder, and not a Hub dataset id (OWNER/NAME)"
         ) from None
     return _published(publish.download(repo_id), "hub", split)
+
+
+def _run(path: Path, split: str | None, where: str = "") -> Against:
+    """The refined rows of the run folder `path`, whose split `split` (if given) must be."""
+    from refinery import publish
+    from refinery.runs import load_run
+
+    run = load_run(path)
+    own = str(run.meta.get("split", ""))
+    if split is not None and split not in (own, publish.hub_split(own)):
+        raise ConfigError(f"--split {split}: run {run.run_id} holds split {own!r}")
+    return Against(run.refined_rows(), "run", path, own, run.run_id, f"run {run.run_id}{where}")
 
 
 def _published(folder: Path, kind: Literal["published", "hub"], split: str | None) -> Against:

@@ -328,3 +328,31 @@ def test_the_first_queue_is_ranked_worst_first_as_every_merge_ranks_it(tmp_path:
     assert first == ["2", "3", "1"]
     write_queue(path, queue_rows(outcomes))  # a re-run merges: the same order
     assert [r.id.rsplit("/", 1)[1] for r in read_queue(path)] == first
+
+
+def test_status_without_queue_lists_every_queue_where_several_exist(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from refinery.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "review").mkdir()
+    first, second = Path("review/a.csv"), Path("review/b.csv")
+    write_queue(first, queue_rows([outcome(1), outcome(2)]))
+    write_queue(second, queue_rows([outcome(3)]))
+    decide(second, read_queue(second)[0].id, decision="skip", reviewer="ann")
+    write_queue(Path("review/a.shard-1.csv"), queue_rows([outcome(1)]))  # a shard: no queue
+    assert main(["review", "status"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "review/a.csv: 2 items, 0 decided, 2 left",
+        "review/b.csv: 1 items, 1 decided, 0 left",
+        "pass --queue for one queue's counts by reason, decision, reviewer and flag",
+    ]
+    # one queue named: its tables; the other commands still need --queue to pick one
+    assert main(["review", "status", "--queue", str(second)]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "review/b.csv: 1 items, 1 decided, 0 left",
+        "by reason:",
+    ]
+    assert main(["review", "work"]) == 2
+    assert "several queues in review/; pass --queue one of" in capsys.readouterr().err
