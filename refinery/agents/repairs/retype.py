@@ -1,16 +1,19 @@
-"""`retype_name`: a conclusion name that the premises write as another kind of symbol.
+"""`retype_name`: a name one formula alone uses that the others write as another kind of symbol.
 
 A conclusion cannot be proved from premises that spell its name as something else: FOLIO's
 annotators write "in the FIFA series" as `In(x, fIFASeries)` in one formula and as
 `FIFASeries(x)` in another, and "traffic" both as `Traffic(x)` and as the constant `traffic`.
-Where the conclusion alone uses a name that the premises use, case aside, as the other kind:
+Where one formula alone uses a name that the others use, case aside, as the other kind:
 
 - a one-place predicate `P(t)` whose name is a constant `p` of the premises, the second
   argument of exactly one two-place relation `R` there, becomes `R(t, p)` ("Be Lionel is in
   the FIFA series": `In(beLionel, fIFASeries)`, as the premises write it);
-- a constant `c` whose name is a one-place predicate `C` of the premises makes the conclusion a
-  statement about every `C`: `φ(c)` becomes `∀y (C(y) → φ(y))` ("Jerry should not worry about
-  traffic": about anything that is traffic).
+- a one-place predicate whose name is a relation's and a constant's run together, where the
+  others write the relation with that constant second, becomes the relation: `InMyHouse(jojo)`
+  beside `In(x, myHouse)` is `In(jojo, myHouse)`;
+- in the conclusion, a constant `c` whose name is a one-place predicate `C` of the premises
+  makes it a statement about every `C`: `φ(c)` becomes `∀y (C(y) → φ(y))` ("Jerry should not
+  worry about traffic": about anything that is traffic).
 
 Like `split_compound`, each is a guess left as a proposal for review: linking the conclusion to
 the story can decide the label, and the gate cannot tell that from a repair.
@@ -30,7 +33,9 @@ TAG = RuleTag("retype_name", ErrorClass.NAMING_DRIFT)
 
 
 def propose(findings: ItemContext) -> list[Candidate]:
-    """One candidate per conclusion name the premises write as the other kind of symbol.
+    """One candidate per name that one formula alone uses and the others write as another
+    kind of symbol: every kind in the conclusion (the premises are what it must be written
+    in); in a premise, only a relation and its argument run together (`InMyHouse`).
 
     >>> fol = {"premises[0]": "∀x (In(x, fIFASeries) → Support(x, pS4))",
     ...        "conclusion": "FIFASeries(beLionel)"}
@@ -40,12 +45,23 @@ def propose(findings: ItemContext) -> list[Candidate]:
     ...        "conclusion": "¬ShouldWorry(jerry, traffic)"}
     >>> [[(e.where, e.after) for e in c] for c in propose(ItemContext("i", "s", fol, {}, None))]
     [[('conclusion', '∀y (Traffic(y) → ¬ShouldWorry(jerry, y))')]]
+    >>> fol = {"premises[0]": "∀x (Dog(x) ∧ In(x, myHouse) → Bark(x))",
+    ...        "premises[1]": "InMyHouse(jojo) ∧ Dog(jojo)", "conclusion": "Bark(jojo)"}
+    >>> [[(e.where, e.after) for e in c] for c in propose(ItemContext("i", "s", fol, {}, None))]
+    [[('premises[1]', 'In(jojo, myHouse) ∧ Dog(jojo)')]]
     """
-    before = findings.fol.get(CONCLUSION, "")
-    if parses(before) is None:
-        return []
-    premises = [t for w, t in findings.fol.items() if w != CONCLUSION]
-    theirs = {(u.kind, u.arity, u.name) for t in premises for u in name_uses(t)}
+    out: list[Candidate] = []
+    for where, before in findings.fol.items():
+        if parses(before) is None:
+            continue
+        others = [t for w, t in findings.fol.items() if w != where]
+        out += _retype_formula(where, before, others)
+    return out
+
+
+def _retype_formula(where: str, before: str, others: list[str]) -> list[Candidate]:
+    """The candidates for the names of the formula at `where` that no other formula uses."""
+    theirs = {(u.kind, u.arity, u.name) for t in others for u in name_uses(t)}
     by_case: dict[str, set[tuple[str, int, str]]] = {}
     for symbol in theirs:
         by_case.setdefault(symbol[2].lower(), set()).add(symbol)
@@ -55,28 +71,35 @@ def propose(findings: ItemContext) -> list[Candidate]:
         if use.name in done or (use.kind, use.arity, use.name) in theirs:
             continue
         done.add(use.name)
-        others = by_case.get(use.name.lower(), set()) - {(use.kind, use.arity, use.name)}
-        after, why = _retyped(before, use, others, premises)
+        alike = by_case.get(use.name.lower(), set()) - {(use.kind, use.arity, use.name)}
+        if where == CONCLUSION:
+            after, why = _retyped(before, use, alike, others)
+        elif use.kind == "predicate" and use.arity == 1 and not alike:
+            # a premise: only a name plainly run together from the others' (which of two
+            # formulas spelling one name two ways is the odd one, the conclusion's premises say)
+            after, why = _joined(before, use, others)
+        else:
+            continue
         if after is not None and after != before and parses(after) is not None:
-            out.append((make_edit(CONCLUSION, before, after, TAG, why, guess=True),))
+            out.append((make_edit(where, before, after, TAG, why, guess=True),))
     return out
 
 
 def _retyped(
     text: str, use: NameUse, others: set[tuple[str, int, str]], premises: list[str]
 ) -> tuple[str | None, str]:
-    """The conclusion with `use`'s name written as the premises write it, and why; None where
-    the premises do not say how (no such symbol, or several)."""
+    """The formula with `use`'s name written as the other formulas (`premises`) write it, and
+    why; None where they do not say how (no such symbol, or several)."""
     if use.kind == "predicate" and use.arity == 1:
         constants = [name for kind, _, name in others if kind == "constant"]
         if len(constants) != 1:
-            return None, ""
+            return _joined(text, use, premises)
         (constant,) = constants
         relations = _relations_to(constant, premises)
         if len(relations) != 1:
             return None, ""
         (relation,) = relations
-        why = f"{use.name} is in no premise, which relate things to {constant} by {relation}"
+        why = f"{use.name} is in no other formula, which relate things to {constant} by {relation}"
         return _as_relation(text, use.name, relation, constant), why
     if use.kind == "constant":
         classes = [name for kind, arity, name in others if kind == "predicate" and arity == 1]
@@ -86,6 +109,24 @@ def _retyped(
         why = f"{use.name} is in no premise, which say {kind}(x) of things"
         return _about_every(text, use.name, kind), why
     return None, ""
+
+
+def _joined(text: str, use: NameUse, premises: list[str]) -> tuple[str | None, str]:
+    """A one-place `InMyHouse(t)` where the other formulas write `In(x, myHouse)`: the name is a
+    relation's and its second argument's, run together; None unless exactly one pair spells it."""
+    pairs = {
+        (node.name, node.args[1].name)
+        for text_ in premises
+        if (f := parses(text_)) is not None
+        for node in subformulas(f)
+        if isinstance(node, Pred) and len(node.args) == 2 and isinstance(node.args[1], Const)
+    }
+    spelled = [(r, c) for r, c in pairs if (r + c).lower() == use.name.lower()]
+    if len(spelled) != 1:
+        return None, ""
+    ((relation, constant),) = spelled
+    why = f"{use.name} is in no other formula, which write {relation}(x, {constant})"
+    return _as_relation(text, use.name, relation, constant), why
 
 
 def _relations_to(constant: str, premises: list[str]) -> set[str]:

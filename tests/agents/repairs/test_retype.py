@@ -1,4 +1,4 @@
-"""`retype_name`: a conclusion name the premises write as another kind of symbol."""
+"""`retype_name`: a name one formula alone uses that the others write as another kind of symbol."""
 
 from __future__ import annotations
 
@@ -43,3 +43,31 @@ def test_nothing_where_the_premises_do_not_say_how_to_write_it() -> None:
     assert _afters(first_argument) == []
     broken = {"premises[0]": "Traffic(a)", "conclusion": "Worry(jerry, traffic"}
     assert _afters(broken) == []
+
+
+def test_a_relation_and_its_argument_run_together_become_the_relation_in_any_formula() -> None:
+    fol = {
+        "premises[0]": "∀x (Dog(x) ∧ In(x, myHouse) → Bark(x))",
+        "premises[1]": "InMyHouse(jojo) ∧ Dog(jojo)",
+        "conclusion": "MadeByApple(jojo)",
+    }
+    fol["premises[2]"] = "MadeBy(x1, apple)"
+    assert _afters(fol) == [
+        [("premises[1]", "In(jojo, myHouse) ∧ Dog(jojo)")],
+        [("conclusion", "MadeBy(jojo, apple)")],
+    ]
+
+
+def test_a_run_together_name_two_pairs_spell_or_a_premise_name_spelled_another_way_is_left() -> (
+    None
+):
+    two = {
+        "premises[0]": "In(x, myHouse) ∧ InMy(y, house)",
+        "premises[1]": "InMyHouse(jojo)",
+        "conclusion": "Dog(jojo)",
+    }
+    assert _afters(two) == []  # In + myHouse and InMy + house: which is meant is not said
+    # a premise's one-place Traffic beside the conclusion's constant traffic: the premise is
+    # not the odd one out, so only the conclusion is rewritten
+    cased = {"premises[0]": "∀x (Traffic(x) → Loud(x))", "conclusion": "Worry(jerry, traffic)"}
+    assert [c[0][0] for c in _afters(cased)] == ["conclusion"]
