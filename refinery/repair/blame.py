@@ -394,8 +394,9 @@ def _orphan(context: ItemContext) -> tuple[str, str, str] | None:
     """(the formula, its name, the other name) where a premise uses a name no other formula
     uses while another formula has a name for the same words: the premise cannot link to the
     rest, as a conclusion-only name cannot; None for none. A predicate's partner has its
-    arity, every word of the orphan, and its words are all said by the orphan's sentence (`Grow` in "grow … in their garden" beside `GrowIn`); a
-    constant's partner is a near spelling (`homelessCharify`) or its initials (`usa`)."""
+    arity, every word of the orphan, and its words are all said by the orphan's sentence
+    (`Grow` in "grow … in their garden" beside `GrowIn`); a constant's partner is a near
+    spelling (`homelessCharify`) or its initials (`usa`)."""
     uses: dict[tuple[str, str, int], set[str]] = {}
     for where, text in context.fol.items():
         f = parses(text)

@@ -17,8 +17,9 @@ A reviewer's own FOL is stored in canonical symbols (``->`` becomes ``→``; see
 (with the accepted background facts) parses and lints clean. Labels never change silently: a
 final label other than the gold label needs a note saying why, and ``accept_proposal`` takes a
 suggested label only when `final_label` spells it out (in a spreadsheet that is the
-confirmation; the terminal and the page ask "gold → final" and write it). A final label that contradicts what both provers derive from the
-final FOL needs a note too. The same rules are the annotators' guidelines (`GUIDELINES`).
+confirmation; the terminal and the page ask "gold → final" and write it). A final label that
+contradicts what both provers derive from the final FOL needs a note too. The same rules are
+the annotators' guidelines (`GUIDELINES`).
 
 `check_queue` also refuses what no single row shows: two rows for one item, and a decided row
 whose tool-owned cells (gold label, original or proposed FOL, …) were edited by hand.

@@ -360,12 +360,11 @@ def _address(i: int, n: int) -> str:
 
 def _diff(before: list[str], after: list[str]) -> list[str]:
     """Changed lines only, by their addresses (`premises[i]`, `conclusion`)."""
-    name = _address
     out = []
     matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        out += [f"- {name(i, len(before))}: {before[i]}" for i in range(i1, i2)]
-        out += [f"+ {name(j, len(after))}: {after[j]}" for j in range(j1, j2)]
+        out += [f"- {_address(i, len(before))}: {before[i]}" for i in range(i1, i2)]
+        out += [f"+ {_address(j, len(after))}: {after[j]}" for j in range(j1, j2)]
     return out

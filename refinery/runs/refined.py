@@ -3,18 +3,19 @@
 Each row keeps the input's own columns and layout (FOLIO v2 newline-joined strings, v0 lists),
 with `premises-FOL` / `conclusion-FOL` holding the refined FOL, so the file is a drop-in
 replacement for the original. Added columns: `background-FOL` (the background facts a reviewer
-accepted, in the layout of `premises-FOL`; never merged into the premises), `id`, `status`
-(verified | repaired | needs_review), `reason`, `original_label`, `label` (always equal to the original: labels never change
+accepted, in the layout of `premises-FOL`; never merged into the premises), then
+`OUTCOME_COLUMNS`: `id`, `status` (verified | repaired | needs_review), `reason`,
+`original_label`, `label` (always equal to the original: labels never change
 automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
 `original_conclusion_fol`, `repaired_by`, `error_classes`, `evidence` (why the refined FOL
 gets its label: proving premises or a countermodel), the alignment and label columns
 `findings` (one per line), `nl_mismatch_score`, `is_nl_mismatch_issue`, `label_score`,
 `is_label_issue`, `cause` and `cause_evidence` (what blocks an item in review), `audit` (a
-pointer into `audit.jsonl`),
-`run_id`, `content_hash`, and the review columns `review_decision`, `reviewer`,
-`reviewed_at`, `review_note` (empty until `refinery review apply`; status then `reviewed`). A source whose rows are not items (ProofWriter: a row is a theory)
-gets FOLIO v2's columns, with its original row as JSON text in `source_row`. Both parquet and
-jsonl are written atomically.
+pointer into `audit.jsonl`), `run_id`, `content_hash`, and the review columns
+`review_decision`, `reviewer`, `reviewed_at`, `review_note` (empty until `refinery review
+apply`; status then `reviewed`). A source whose rows are not items (ProofWriter: a row is a
+theory) gets FOLIO v2's columns, with its original row as JSON text in `source_row`. Both
+parquet and jsonl are written atomically.
 """
 
 from __future__ import annotations

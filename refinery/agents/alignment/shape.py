@@ -117,7 +117,7 @@ def shape_of(formula: Formula) -> Shape:
         denied_negations=counter.denied_negations,
         outer=_outer(formula),
         subject=_subject(formula),
-        slips=_slips(formula),
+        slips=tuple(counter.slips),
         negations=counter.negations,
         universal=counter.universal,
         existential=counter.existential,
@@ -152,6 +152,7 @@ class _Counter:
         self.atoms: list[Atom] = []
         self.constants: list[str] = []
         self.functions: list[str] = []
+        self.slips: list[tuple[str, str]] = []
 
     def walk(self, f: Formula, *, negative: bool) -> None:
         match f:
@@ -176,6 +177,7 @@ class _Counter:
                 self.denials -= 1
             case And(args):
                 self.ands += 1
+                self.slips += _slips(f)
                 for a in args:
                     self.walk(a, negative=negative)
             case Or(args):
@@ -246,54 +248,50 @@ class _Counter:
                 assert_never(t)
 
 
-def _slips(formula: Formula) -> tuple[tuple[str, str], ...]:
-    """Each conjunct written twice in one ∧ where another term of that ∧ lacks it: a variable
+def _slips(g: And) -> list[tuple[str, str]]:
+    """Each conjunct written twice in the ∧ `g` where another term of `g` lacks it: a variable
     there, or a constant that is there the subject of an atom (`In(x, caspianSea)` asks nothing
     of `caspianSea`). A formula says nothing more by saying a thing twice: the annotator
     copied a conjunct and did not change its name. Linear in the ∧'s size."""
+    atoms = [a for a in g.args if isinstance(a, Pred)]
+    seen: set[Pred] = set()
+    twice: dict[Pred, None] = {}
+    for a in atoms:
+        if a in seen:
+            twice[a] = None
+        seen.add(a)
+    if not twice:
+        return []
     out: list[tuple[str, str]] = []
-    for g in subformulas(formula):
-        if not isinstance(g, And):
-            continue
-        atoms = [a for a in g.args if isinstance(a, Pred)]
-        seen: set[Pred] = set()
-        twice: dict[Pred, None] = {}
-        for a in atoms:
-            if a in seen:
-                twice[a] = None
-            seen.add(a)
-        if not twice:
-            continue
-        terms = [t for a in g.args for o in subformulas(a) for t in atom_terms(o)]
-        subjects = {a.args[0] for a in atoms if a.args}
-        others = [
-            t
-            for t in dict.fromkeys(terms)
-            if isinstance(t, Var) or (isinstance(t, Const) and t in subjects)
-        ]
-        # two terms some predicate holds of in the same place are alike (`Passenger(y)`,
-        # `Passenger(z)`): the copy more likely changed one into the other
-        held: dict[tuple[int, Term], set[str]] = {}
-        for a in atoms:
-            for i, t in enumerate(a.args):
-                held.setdefault((i, t), set()).add(a.name)
+    terms = [t for a in g.args for o in subformulas(a) for t in atom_terms(o)]
+    subjects = {a.args[0] for a in atoms if a.args}
+    others = [
+        t
+        for t in dict.fromkeys(terms)
+        if isinstance(t, Var) or (isinstance(t, Const) and t in subjects)
+    ]
+    # two terms some predicate holds of in the same place are alike (`Passenger(y)`,
+    # `Passenger(z)`): the copy more likely changed one into the other
+    held: dict[tuple[int, Term], set[str]] = {}
+    for a in atoms:
+        for i, t in enumerate(a.args):
+            held.setdefault((i, t), set()).add(a.name)
 
-        for atom in twice:
-            meant = min(
-                (
-                    (not _alike(held, t, u), rank, to_text(new))
-                    for rank, u in enumerate(others)
-                    if u not in atom.args
-                    for k, t in enumerate(atom.args)
-                    if type(t) is type(u)
-                    and (new := Pred(atom.name, (*atom.args[:k], u, *atom.args[k + 1 :])))
-                    not in seen
-                ),
-                default=None,
-            )
-            if meant is not None:
-                out.append((to_text(atom), meant[2]))
-    return tuple(out)
+    for atom in twice:
+        meant = min(
+            (
+                (not _alike(held, t, u), rank, to_text(new))
+                for rank, u in enumerate(others)
+                if u not in atom.args
+                for k, t in enumerate(atom.args)
+                if type(t) is type(u)
+                and (new := Pred(atom.name, (*atom.args[:k], u, *atom.args[k + 1 :]))) not in seen
+            ),
+            default=None,
+        )
+        if meant is not None:
+            out.append((to_text(atom), meant[2]))
+    return out
 
 
 def _alike(held: dict[tuple[int, Term], set[str]], t: Term, u: Term) -> bool:

@@ -49,15 +49,17 @@ def swapped_arguments(formula: Formula, story: Sequence[Formula]) -> list[Swap]:
     # `In(x, bronx)`, `In(bronx, newYork)`) is symmetric or nests: its order tells nothing
     both = {p for (p, c, place) in rest if place == 0 and (p, c, 1) in rest}
     places = rest + _places([formula])
-    # the constants each (predicate, constant, place) pairs with elsewhere
-    partners = {
-        (a.name, arg.name, place): other
-        for f in story
-        if f != formula
-        for a in _binary(f)
-        for place, (arg, other) in enumerate(zip(a.args, reversed(a.args), strict=True))
-        if isinstance(arg, Const) and isinstance(other, Const)
-    }
+    # the constants each (relation of place, constant, place) pairs with elsewhere
+    partners: dict[tuple[str, str, int], set[Term]] = {}
+    for other_formula in story:
+        if other_formula == formula:
+            continue
+        for a in _binary(other_formula):
+            if a.name.lower() not in _NESTING:
+                continue
+            for place, (arg, other) in enumerate(zip(a.args, reversed(a.args), strict=True)):
+                if isinstance(arg, Const) and isinstance(other, Const):
+                    partners.setdefault((a.name, arg.name, place), set()).add(other)
     out = []
     for atom in _binary(formula):
         if atom.name in both or _nests(atom, partners):
@@ -96,18 +98,19 @@ _NESTING = frozenset(
 )
 
 
-def _nests(atom: Pred, partners: Mapping[tuple[str, str, int], Term]) -> bool:
+def _nests(atom: Pred, partners: Mapping[tuple[str, str, int], set[Term]]) -> bool:
     """Whether a relation of place in `atom` chains with the story's (`In(losAngeles,
     california)` beside `In(california, unitedStates)`): the constant sits elsewhere in the
-    other place, but beside a third constant, so the two atoms nest rather than swap."""
+    other place, but beside a third constant, so the two atoms nest rather than swap
+    (`partners`: the constants each relation of place, constant and place pairs with)."""
     first, second = atom.args
     if atom.name.lower() not in _NESTING:
         return False  # `LiveIn(lemming, tundra)`, `LiveIn(tundra, vole)`: a swap, not a chain
     if not (isinstance(first, Const) and isinstance(second, Const)):
         return False
-    later = partners.get((atom.name, second.name, 0))
-    earlier = partners.get((atom.name, first.name, 1))
-    return (later is not None and later != first) or (earlier is not None and earlier != second)
+    later = partners.get((atom.name, second.name, 0), set())
+    earlier = partners.get((atom.name, first.name, 1), set())
+    return bool(later - {first}) or bool(earlier - {second})
 
 
 def _binary(formula: Formula) -> Iterator[Pred]:

@@ -114,14 +114,7 @@ def _retyped(
 def _joined(text: str, use: NameUse, premises: list[str]) -> tuple[str | None, str]:
     """A one-place `InMyHouse(t)` where the other formulas write `In(x, myHouse)`: the name is a
     relation's and its second argument's, run together; None unless exactly one pair spells it."""
-    pairs = {
-        (node.name, node.args[1].name)
-        for text_ in premises
-        if (f := parses(text_)) is not None
-        for node in subformulas(f)
-        if isinstance(node, Pred) and len(node.args) == 2 and isinstance(node.args[1], Const)
-    }
-    spelled = [(r, c) for r, c in pairs if (r + c).lower() == use.name.lower()]
+    spelled = [(r, c) for r, c in _objects(premises) if (r + c).lower() == use.name.lower()]
     if len(spelled) != 1:
         return None, ""
     ((relation, constant),) = spelled
@@ -131,13 +124,18 @@ def _joined(text: str, use: NameUse, premises: list[str]) -> tuple[str | None, s
 
 def _relations_to(constant: str, premises: list[str]) -> set[str]:
     """The two-place relations whose second argument is `constant` somewhere in `premises`."""
-    found = set()
-    for text in premises:
-        f = parses(text)
-        for node in subformulas(f) if f is not None else ():
-            if isinstance(node, Pred) and len(node.args) == 2 and node.args[1] == Const(constant):
-                found.add(node.name)
-    return found
+    return {relation for relation, c in _objects(premises) if c == constant}
+
+
+def _objects(formulas: list[str]) -> set[tuple[str, str]]:
+    """(relation, constant) for each two-place atom of `formulas` with a constant second."""
+    return {
+        (node.name, node.args[1].name)
+        for text in formulas
+        if (f := parses(text)) is not None
+        for node in subformulas(f)
+        if isinstance(node, Pred) and len(node.args) == 2 and isinstance(node.args[1], Const)
+    }
 
 
 def _as_relation(text: str, name: str, relation: str, constant: str) -> str:
