@@ -93,8 +93,8 @@ class TaskSteps:
     ) -> Changes:
         return changes_task(outcomes, rows, settings)
 
-    def finish(self, settings: pipeline.RefineSettings) -> str:
-        return finish_run_task(settings)
+    def finish(self, settings: pipeline.RefineSettings, outcomes: list[Outcome]) -> dict[str, int]:
+        return finish_run_task(settings, outcomes)
 
 
 @flow(name="refine")

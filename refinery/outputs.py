@@ -17,10 +17,12 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import stat
 import tempfile
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,8 +53,14 @@ def visible(text: str) -> str:
     )
 
 
-def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
-    """Call `write(tmp)` on a temp path next to `path`, then rename it into place."""
+def atomic_write(
+    path: Path, write: Callable[[Path], None], *, check: Callable[[], None] | None = None
+) -> Path:
+    """Call `write(tmp)` on a temp path next to `path`, then rename it into place.
+
+    `check`, when given, runs just before the rename: raising there leaves `path` as it was
+    (a writer that must not replace a file someone else changed meanwhile).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -60,12 +68,53 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
         write(Path(tmp))
         os.chmod(tmp, _mode(path))
         _sync(tmp)  # the data is on disk before the name points at it: a power cut leaves
+        if check is not None:
+            check()
         os.replace(tmp, path)  # the old file or the new one, never an empty one
         _sync(path.parent)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+@contextmanager
+def folder_aside(path: Path) -> Iterator[Path]:
+    """A copy of the folder `path` (empty when there is none) to write into; when the block
+    ends without an error, the copy replaces `path` whole.
+
+    The swap is two renames (the old folder aside, the new one in); a process killed between
+    them leaves the old folder as ``.<name>.old``, which the next build puts back before it
+    starts, and a killed build's copy (``.<name>.partial-*``) is removed then. Builds of one
+    folder take turns (a lock file beside it).
+    """
+    from filelock import FileLock
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = path.with_name(f".{path.name}.old")
+    with FileLock(path.with_name(f".{path.name}.lock")):
+        if old.exists():
+            if path.exists():
+                shutil.rmtree(old)  # killed after the swap: the old folder is garbage
+            else:
+                os.rename(old, path)  # killed between the renames: the old folder is the release
+        for leftover in path.parent.glob(f".{glob.escape(path.name)}.partial-*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{path.name}.partial-", dir=path.parent))
+        try:
+            if path.is_dir():
+                shutil.copytree(path, stage, symlinks=True, dirs_exist_ok=True)
+            else:  # mkdtemp's 0700 would hide a new release from everyone else
+                os.chmod(stage, 0o777 & ~_umask())
+            yield stage
+            if path.exists():
+                os.rename(path, old)
+            os.rename(stage, path)
+            _sync(path.parent)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _sync(path: str | Path) -> None:

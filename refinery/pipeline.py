@@ -12,6 +12,7 @@ leaves only that hidden folder, which later runs and `publish` never take for a 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 import secrets
@@ -237,7 +238,7 @@ class Steps(Protocol):
         self, outcomes: list[Outcome], rows: list[CheckRow], settings: RefineSettings
     ) -> Changes: ...
 
-    def finish(self, settings: RefineSettings) -> str: ...
+    def finish(self, settings: RefineSettings, outcomes: list[Outcome]) -> dict[str, int]: ...
 
 
 @dataclass(frozen=True)
@@ -307,7 +308,7 @@ def run_refine(
         report = steps.write_report(written["outcomes"], validations, settings)
         if compare:
             changes = steps.compare(written["outcomes"], rows, settings)
-        steps.finish(settings)
+        written["queue"] = steps.finish(settings, outcomes)
     return Finished(settings, rows, list(written["outcomes"]), written, report, changes)
 
 
@@ -356,8 +357,8 @@ class LocalSteps:
     ) -> Changes:
         return write_run_changes(outcomes, rows, settings)
 
-    def finish(self, settings: RefineSettings) -> str:
-        return finish_run(settings)
+    def finish(self, settings: RefineSettings, outcomes: list[Outcome]) -> dict[str, int]:
+        return finish_run(settings, outcomes)
 
 
 def refine_here(
@@ -392,25 +393,21 @@ def write_outputs(
     settings: RefineSettings,
     factory: ProverFactory,
 ) -> dict[str, Any]:
-    """Write the review queue, the refined split and the audit trail; return paths and counts.
+    """Write the refined split and the audit trail; return paths and counts.
 
-    The queue is merged first (it keeps every decision, `refinery.review.sheet.write_queue`);
-    then the decisions made on an item's current content are carried into the run
+    The decisions the review queue holds on an item's current content are carried into the run
     (`refinery.review.apply.carry_decisions`, the decided FOL checked with `factory`'s
     provers), so a later run of the split keeps what people decided. Writes into the run's
     staging folder (claimed by `refinery.runs.building`); the paths returned name the files as
-    they will be once `finish_run` has renamed the folder into place.
+    they will be once `finish_run` has renamed the folder into place. The queue itself is
+    merged only then: a run that fails on the way leaves it as it was.
     """
     from refinery.review.apply import carry_decisions
     from refinery.review.feedback import FeedbackEngine
-    from refinery.review.queue import queue_rows
-    from refinery.review.sheet import write_queue
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
     stage = staging_dir(settings)
-    pending = [o for o in outcomes if o.queued]
     queue = Path(settings.review_path)
-    merge = write_queue(queue, queue_rows(pending))
     rows = refined_rows(items, outcomes, settings.run_id)
     outcomes, rows, carried = carry_decisions(
         queue,
@@ -424,7 +421,7 @@ def write_outputs(
         "outcomes": list(outcomes),
         "files": _final_paths(files, settings),
         "review_path": settings.review_path,
-        "queue": _plain(merge),
+        "queue": {},  # the merge `finish_run` makes
         "decisions": carried.to_dict(),
     }
 
@@ -498,10 +495,21 @@ def write_run_changes(
     return changes
 
 
-def finish_run(settings: RefineSettings) -> str:
-    """Rename the complete run folder into place (`refinery.runs.finish`); return its path."""
-    assert settings.out_dir, "call resolve_outputs first"
-    return str(runs.finish(Path(settings.out_dir)))
+def finish_run(settings: RefineSettings, outcomes: Sequence[Outcome]) -> dict[str, int]:
+    """Rename the complete run folder into place (`refinery.runs.finish`), then merge the items
+    `outcomes` leave for review into the queue (it keeps every decision,
+    `refinery.review.sheet.write_queue`); return the merge's counts.
+
+    Only a run that is in place reaches the queue: one that failed on the way (a full disk, a
+    kill) leaves the queue as it was.
+    """
+    from refinery.review.queue import queue_rows
+    from refinery.review.sheet import write_queue
+
+    assert settings.out_dir and settings.review_path, "call resolve_outputs first"
+    runs.finish(Path(settings.out_dir))
+    merge = write_queue(Path(settings.review_path), queue_rows([o for o in outcomes if o.queued]))
+    return dataclasses.asdict(merge)
 
 
 def _final_paths(paths: Mapping[str, Path], settings: RefineSettings) -> dict[str, str]:
@@ -588,11 +596,3 @@ def retry_on_llm_transport(task: Any, task_run: Any, state: Any) -> bool:
     except Exception:  # noqa: BLE001 - anything else is not the endpoint's fault: no retry
         return False
     return False
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "__dataclass_fields__"):
-        import dataclasses
-
-        return dataclasses.asdict(value)
-    return value

@@ -138,9 +138,10 @@ def changes_task(
 
 
 @task(name="finish-run")
-def finish_run_task(settings: pipeline.RefineSettings) -> str:
-    """Rename the complete run folder into place: until now it did not exist under its name."""
-    return pipeline.finish_run(settings)
+def finish_run_task(settings: pipeline.RefineSettings, outcomes: list[Outcome]) -> dict[str, int]:
+    """Rename the complete run folder into place (until now it did not exist under its name),
+    then merge the run's items into the review queue."""
+    return pipeline.finish_run(settings, outcomes)
 
 
 @task(name="publish-changes")

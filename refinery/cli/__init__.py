@@ -10,6 +10,7 @@ handler, so `refinery --help` and the plain commands start fast, and none but `r
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -118,6 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if isinstance(exc, RefineryError):
                 print(f"refinery: error: {visible(str(exc))}", file=sys.stderr)
                 return 2
+            if isinstance(exc, OSError) and exc.errno in _REFUSED_WRITES:
+                print(f"refinery: error: {visible(_refused(exc))}", file=sys.stderr)
+                return 2
             raise
         # stopped by a signal (whatever the run raised on its way out is that signal's echo);
         # what the caches hold stays: every write is a finished transaction
@@ -133,6 +137,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if lifeline.stopping:
             lifeline.quiet_until_now()
+
+
+#: What a file system answers a write it refuses: full, over quota, read-only, not allowed.
+#: Every writer builds aside and renames, so the files it replaces are as they were.
+_REFUSED_WRITES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def _refused(exc: OSError) -> str:
+    """`exc` as one line: the file the system refused, and why.
+
+    >>> _refused(OSError(errno.ENOSPC, "No space left on device", "out/refined.jsonl"))
+    'the file system refused out/refined.jsonl: No space left on device; no file was half-written'
+    """
+    where = f" {exc.filename}" if exc.filename else ""
+    return f"the file system refused{where}: {exc.strerror or exc}; no file was half-written"
 
 
 def _invoke(argv: list[str]) -> int:

@@ -1,4 +1,5 @@
-"""`refinery review status|work|serve|check|apply|split|merge|agreement`: the annotators' commands.
+"""`refinery review status|work|serve|check|apply|split|merge|recover|agreement`: the annotators'
+commands.
 
 None of them imports Prefect or great-expectations, so they start at once. The queue defaults to
 the only `review/*.csv` (shards excluded); with several, pass `--queue`.
@@ -48,15 +49,25 @@ def _engine(args: Args) -> Any:
 
 def _status(args: Args) -> int:
     """Counts by reason, decision, reviewer and flag; what is left."""
-    from refinery.review.sheet import queue_status, read_queue
+    from refinery.review.journal import journal_gaps
+    from refinery.review.ledger import queue_status
+    from refinery.review.sheet import last_written, read_queue
 
     def summary(queue: Path) -> dict[str, dict[str, int]]:
-        status = queue_status(read_queue(queue))
+        rows = read_queue(queue)
+        status = queue_status(rows)
         total = status["total"]
         print(
             f"{queue}: {total.get('items', 0)} items, {total.get('decided', 0)} decided, "
             f"{total.get('left', 0)} left"
         )
+        lost, wrote = journal_gaps(queue, rows), last_written(queue)[1]
+        if lost or len(rows) < wrote:
+            print(
+                f"  warning: {len(rows)} rows where FOL Refinery last wrote {wrote}, "
+                f"{len(lost)} journaled decision(s) missing: another program changed the queue; "
+                f"`refinery review recover --queue {queue}` puts them back"
+            )
         return status
 
     if not args.queue and len(_queues()) > 1:
@@ -202,6 +213,23 @@ def _merge(args: Args) -> int:
     return 0
 
 
+def _recover(args: Args) -> int:
+    """Put back the rows and decisions the queue lost, from its decision journal."""
+    from refinery.review.journal import journal_path, recover
+
+    queue = _queue(args)
+    if not journal_path(queue).is_file():
+        raise RefineryError(f"no decision journal beside {queue}: nothing to recover from")
+    done = recover(queue)
+    print(
+        f"{queue}: {len(done.rows)} row(s) and {len(done.decisions)} decision(s) put back "
+        "from the journal"
+    )
+    for item_id in done.differ:
+        print(f"  {item_id}: the queue holds another decision than the journal's; left as it is")
+    return 0
+
+
 def _agreement(args: Args) -> int:
     """How often two annotators agree on the items they share (default: the split's shards)."""
     from refinery.review.agreement import measure_agreement
@@ -232,7 +260,8 @@ command = Group(
     "review",
     help="Work the review queue. The queue defaults to the only review/*.csv (shards excluded); "
     "with several, pass --queue.",
-    short_help="work the review queue: status, work, serve, check, apply, split, merge, agreement",
+    short_help="work the review queue: status, work, serve, check, apply, split, merge, "
+    "recover, agreement",
     commands=[
         _subcommand("status", _status),
         _subcommand(
@@ -294,6 +323,7 @@ command = Group(
             _merge,
             click.argument("shard_files", nargs=-1, required=True, type=PATH, metavar="SHARD..."),
         ),
+        _subcommand("recover", _recover),
         _subcommand(
             "agreement",
             _agreement,

@@ -39,11 +39,11 @@ import pyarrow.parquet as pq
 
 from refinery.errors import ConfigError, RefineryError
 from refinery.outcomes import Status
-from refinery.outputs import atomic_write, atomic_write_text
+from refinery.outputs import atomic_write, atomic_write_text, folder_aside
 from refinery.publish.card import render_card
 from refinery.publish.columns import CHANGES_SCHEMA, features, is_clean, refined_table
 from refinery.publish.origin import find_license, pretty_name
-from refinery.review.sheet import missing_decisions
+from refinery.review.ledger import missing_decisions
 from refinery.runs import Run, incomplete_reason, verify
 from refinery.runs.refined import fol_lines
 
@@ -216,7 +216,7 @@ def build(
         The build time (tests pin it).
     allow_missing_decisions
         Publish even when the run's review queue holds decisions the run does not carry
-        (`refinery.review.sheet.missing_decisions`); refused otherwise.
+        (`refinery.review.ledger.missing_decisions`); refused otherwise.
 
     Returns
     -------
@@ -260,34 +260,40 @@ def build(
     splits = dict(existing["splits"]) if existing else {}
     splits[split] = {"features": config_features}
     shared = _features(out, dict(sorted(splits.items())))  # before anything is written
-    files = _write_split(run, rows, tables, out, split)
-    splits[split] = _split_entry(run, rows, files, config_features)
-    splits = dict(sorted(splits.items()))
-    found = find_license(str(run.meta["source"]), dataset, override=license_name)
-    if existing and not license_name and found.id == "unknown":
-        license_ = existing["license"]  # another split's source said; this one is silent
-    else:
-        license_ = {"id": found.id, "name": found.name, "origin": found.origin}
-    tag = tag or f"v{version}"
-    date = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
-    entry = changelog_entry(baseline, splits, version=version, tag=tag, date=date)
-    manifest: dict[str, Any] = {
-        "format": FORMAT,
-        "repo_id": repo_id,
-        "dataset": dataset,
-        "pretty_name": pretty_name(dataset),
-        "version": version,
-        "tag": tag,
-        "built_at": date,
-        "license": license_,
-        "files": sorted({f for s in splits.values() for f in s["files"]} | {"README.md", MANIFEST}),
-        "features": shared,
-        "splits": splits,
-        "baseline": baseline,
-        "changelog": [entry, *history],
-    }
-    atomic_write_text(out / "README.md", render_card(manifest))
-    atomic_write_text(out / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
+    # built aside and swapped in whole: a build killed half-way leaves the release as it was
+    with folder_aside(out) as stage:
+        files = _write_split(run, rows, tables, stage, split)
+        splits[split] = _split_entry(run, rows, files, config_features)
+        splits = dict(sorted(splits.items()))
+        found = find_license(str(run.meta["source"]), dataset, override=license_name)
+        if existing and not license_name and found.id == "unknown":
+            license_ = existing["license"]  # another split's source said; this one is silent
+        else:
+            license_ = {"id": found.id, "name": found.name, "origin": found.origin}
+        tag = tag or f"v{version}"
+        date = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
+        entry = changelog_entry(baseline, splits, version=version, tag=tag, date=date)
+        manifest: dict[str, Any] = {
+            "format": FORMAT,
+            "repo_id": repo_id,
+            "dataset": dataset,
+            "pretty_name": pretty_name(dataset),
+            "version": version,
+            "tag": tag,
+            "built_at": date,
+            "license": license_,
+            "files": sorted(
+                {f for s in splits.values() for f in s["files"]} | {"README.md", MANIFEST}
+            ),
+            "features": shared,
+            "splits": splits,
+            "baseline": baseline,
+            "changelog": [entry, *history],
+        }
+        atomic_write_text(stage / "README.md", render_card(manifest))
+        atomic_write_text(
+            stage / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1) + "\n"
+        )
     return Publication(folder=out, manifest=manifest, split=split)
 
 

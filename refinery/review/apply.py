@@ -23,8 +23,9 @@ from refinery.outcomes import REVIEW_FIELDS, Outcome, Status, edit_rows
 from refinery.report import run_history, write_report
 from refinery.review.decide import Resolution, RowProblem, check_queue
 from refinery.review.feedback import Feedback, FeedbackEngine
+from refinery.review.ledger import decisions_on
 from refinery.review.queue import Decision, QueueRow, queue_row
-from refinery.review.sheet import decisions_on, read_queue_lines
+from refinery.review.sheet import read_queue_lines
 from refinery.runs.refined import background_cell
 
 

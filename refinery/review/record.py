@@ -4,7 +4,9 @@ A terminal or a browser page shows an item; the annotator decides; `save_decisio
 one decision into the queue at once (the whole file through a temp file and a rename, so a
 killed process leaves the old file or the new one). Several annotators may work on one queue:
 
-- every read-modify-write holds the queue's file lock (`queue_lock`);
+- every read-modify-write holds the queue's file lock, and replaces only the version of the file
+  it read (`update_queue`); each decision goes to the queue's journal first
+  (`refinery.review.journal`), so one another program's write then loses can be restored;
 - a caller passes `seen`, the `decision_version` of the row as the annotator saw it. If another
   annotator has decided the item differently since, nothing is overwritten: the row keeps the
   decision already in the file and gets the flag ``merge_conflict``, the refused version goes to
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from refinery.errors import RefineryError
 from refinery.outputs import atomic_write_text
+from refinery.review.journal import append_journal
 from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     DECISION_COLUMNS,
@@ -32,7 +35,7 @@ from refinery.review.queue import (
     flag_set,
     same_decision,
 )
-from refinery.review.sheet import queue_lock, read_queue, write_rows
+from refinery.review.sheet import QueueChanged, read_queue, update_queue
 
 
 def decision_version(row: QueueRow) -> str:
@@ -106,33 +109,48 @@ def save_decision(
     DecisionConflict
         The row was decided differently since `seen`; it is flagged and the refused version
         logged, and the existing decision is kept.
+    QueueChanged
+        Another program is writing the queue, or left it shorter than the tool wrote it;
+        nothing was written, and the decision is kept in the journal.
     KeyError, ValueError
         An unknown id, or keys that are not decision columns. The file is left unchanged.
     """
     unknown = set(decision) - set(DECISION_COLUMNS)
     if unknown:
         raise ValueError(f"not decision columns: {sorted(unknown)}")
-    with queue_lock(path):
-        rows = read_queue(path)
+    proposed = {c: str(decision.get(c, "")) for c in DECISION_COLUMNS}
+
+    def change(rows: list[QueueRow]) -> tuple[list[QueueRow] | None, tuple[str, QueueRow]]:
         at = next((i for i, r in enumerate(rows) if r.id == item_id), None)
         if at is None:
             raise KeyError(f"{item_id} is not in {path}")
         row = rows[at]
-        proposed = {c: str(decision.get(c, "")) for c in DECISION_COLUMNS}
         if seen is not None and decision_version(row) != seen:
             if same_decision(row.cells(), proposed):
-                return row
-            kept = row.cells(DECISION_COLUMNS)
+                return None, ("same", row)
             rows[at] = row.replace(flag=";".join(sorted(flag_set(row.flag) | {MERGE_CONFLICT})))
-            write_rows(path, rows)
-            _log_conflict(path, item_id, kept, proposed)
-            raise DecisionConflict(item_id, kept, proposed, _row(path, item_id))
+            return rows, ("conflict", row)
         rows[at] = row.replace(
             **{k: str(v) for k, v in decision.items()},
             flag=";".join(sorted(flag_set(row.flag) - {CHANGED_SINCE_DECISION, MERGE_CONFLICT})),
         )
-        write_rows(path, rows)
-        return _row(path, item_id)
+        # in the journal before the queue: a decision an outside writer then loses is kept
+        append_journal(path, [rows[at]])
+        return rows, ("saved", rows[at])
+
+    try:
+        what, row = update_queue(path, change)
+    except QueueChanged as exc:
+        # the queue cannot be read whole: the decision is kept in the journal all the same
+        append_journal(path, [QueueRow(id=item_id, **proposed)])
+        raise QueueChanged(f"{exc}; your decision on {item_id} is kept in the journal") from None
+    if what == "same":
+        return row
+    if what == "conflict":
+        kept = row.cells(DECISION_COLUMNS)
+        _log_conflict(path, item_id, kept, proposed)
+        raise DecisionConflict(item_id, kept, proposed, _row(path, item_id))
+    return _row(path, item_id)
 
 
 def _row(path: str | os.PathLike[str], item_id: str) -> QueueRow:

@@ -18,9 +18,11 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from refinery.errors import RefineryError
 from refinery.outputs import atomic_write_text
+from refinery.review.journal import append_journal
 from refinery.review.queue import (
     DECISION_COLUMNS,
     DECISION_CONTENT,
@@ -28,7 +30,7 @@ from refinery.review.queue import (
     QueueRow,
     same_decision,
 )
-from refinery.review.sheet import queue_lock, read_queue, write_rows
+from refinery.review.sheet import read_queue, update_queue, write_rows
 
 
 def manifest_path(queue: Path) -> Path:
@@ -128,12 +130,20 @@ def merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
     same shards neither reverts later edits of the queue nor re-raises a settled conflict.
     The whole merge holds the queue's lock.
     """
-    with queue_lock(queue):
-        return _merge_shards(queue, shard_paths)
+    shards = {path: read_queue(path) for path in shard_paths}
+
+    def change(rows: list[QueueRow]) -> tuple[list[QueueRow], tuple[MergeResult, dict[str, Any]]]:
+        return _merge_shards(queue, rows, shards)
+
+    def remember(done: tuple[MergeResult, dict[str, Any]]) -> None:
+        atomic_write_text(manifest_path(queue), json.dumps(done[1], ensure_ascii=False, indent=1))
+
+    return update_queue(queue, change, after=remember)[0]
 
 
-def _merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
-    rows = read_queue(queue)
+def _merge_shards(
+    queue: Path, rows: list[QueueRow], shards: Mapping[Path, list[QueueRow]]
+) -> tuple[list[QueueRow], tuple[MergeResult, dict[str, Any]]]:
     by_id = {r.id: r for r in rows}
     manifest = manifest_path(queue)
     saved = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else {}
@@ -143,8 +153,8 @@ def _merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
     settled = saved.get("conflicts", {})  # versions already shown as a conflict
     result = MergeResult()
     versions: dict[str, list[tuple[str, dict[str, str]]]] = {}
-    for path in shard_paths:
-        for row in read_queue(path):
+    for path, shard in shards.items():
+        for row in shard:
             if row.id not in by_id:
                 result.unknown.append((path.name, row.id))
                 continue
@@ -176,11 +186,11 @@ def _merge_shards(queue: Path, shard_paths: Sequence[Path]) -> MergeResult:
             by_id[item_id] = row.replace(flag=";".join(sorted(flags)))
             result.conflicts[item_id] = candidates
             settled[item_id] = [d for _, d in candidates]
-    write_rows(queue, [by_id[r.id] for r in rows])
+    # in the journal before the queue: a merged decision an outside writer then loses is kept
+    append_journal(queue, [by_id[item_id] for item_id in result.taken])
     saved.update(queue=queue.name, base=base, conflicts=settled)
     saved.setdefault("shards", {})
-    atomic_write_text(manifest, json.dumps(saved, ensure_ascii=False, indent=1))
-    return result
+    return [by_id[r.id] for r in rows], (result, saved)
 
 
 def format_conflicts(result: MergeResult) -> str:

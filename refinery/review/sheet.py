@@ -7,26 +7,35 @@ and `read_queue_lines` read it back (any cell size). Every read-modify-write of 
 file lock (`queue_lock`, a ``<queue>.lock`` file beside it), so a terminal, a browser page and a
 Refine re-run never interleave their writes. The schema and the rows themselves are
 `refinery.review.queue`'s.
+
+Other programs write the file too (a spreadsheet saving it, a copy over it), and the lock does
+not bind them. A copy writes in place, row by row, so a reader can catch half a file and a writer
+that renamed its own version over it would drop the other half. So every read-modify-write goes
+through `update_queue`: it reads the file only once nobody has touched it for `QUIET_SECONDS`
+(unless it is exactly as this tool last wrote it), never from a file shorter than the tool last
+wrote, and renames its version into place only if the file is still the one it read; otherwise it
+reads again. What the tool last wrote is a sidecar, ``<queue>.written.json``.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from filelock import FileLock, Timeout
 
 from refinery.datasets.records import csv_problem, read_text_file
 from refinery.errors import DataError, RefineryError
-from refinery.outcomes import Outcome, Status
-from refinery.outputs import atomic_write, stale_temps
+from refinery.outputs import atomic_write, atomic_write_text, stale_temps
 from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     COLUMNS,
@@ -40,7 +49,6 @@ from refinery.review.queue import (
     NOT_IN_LATEST_RUN,
     OPEN,
     SCORE_COLUMNS,
-    Decision,
     QueueRow,
     flag_set,
     rank,
@@ -49,7 +57,7 @@ from refinery.review.queue import (
 )
 
 if TYPE_CHECKING:
-    from refinery.runs import Run
+    pass
 
 # csv's default field limit (128 KiB) is below what a spreadsheet or an annotator may write;
 # 2**31 - 1 is the largest a C long takes on every platform.
@@ -66,6 +74,15 @@ _QUOTE = "'"
 
 #: How long a writer waits for another one to finish with the queue before giving up.
 LOCK_SECONDS = 30.0
+#: How long a file another program wrote must have been left alone before it is read whole.
+QUIET_SECONDS = 0.3
+#: How long a writer waits for another program to finish writing the queue (or for a file
+#: shorter than the tool last wrote to grow back) before it gives up, writing nothing.
+SETTLE_SECONDS = 10.0
+#: How many times a writer reads again when the file changed between its read and its rename.
+_TRIES = 5
+
+_T = TypeVar("_T")
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:
@@ -96,6 +113,135 @@ def queue_lock(path: str | os.PathLike[str], timeout: float = LOCK_SECONDS) -> I
         yield
     finally:
         lock.release()
+
+
+class QueueChanged(RefineryError):
+    """Another program is writing the queue, or left it shorter than the tool wrote it: the
+    tool's write was not made (what a reviewer decided is in the journal, `refinery.review.journal`).
+    """
+
+
+class Stamp(NamedTuple):
+    """What tells one version of a file from another without reading it."""
+
+    inode: int
+    size: int
+    mtime_ns: int
+
+
+def stamp(path: str | os.PathLike[str]) -> Stamp | None:
+    """The file's `Stamp`, or None when there is no file."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return Stamp(st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def written_path(path: str | os.PathLike[str]) -> Path:
+    """The sidecar that says which version of the queue the tool last wrote, and its rows."""
+    target = Path(path)
+    return target.with_name(f"{target.name}.written.json")
+
+
+def last_written(path: str | os.PathLike[str]) -> tuple[Stamp | None, int]:
+    """The `Stamp` and row count of the tool's last write of the queue ((None, 0): unknown)."""
+    try:
+        saved = json.loads(written_path(path).read_text(encoding="utf-8"))
+        return Stamp(*saved["stamp"]), int(saved["rows"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, 0
+
+
+def read_settled(
+    path: str | os.PathLike[str], *, shorter_ok: bool = False
+) -> tuple[list[QueueRow], Stamp | None]:
+    """The queue's rows and the `Stamp` they were read at, read only from a whole file.
+
+    A file exactly as the tool last wrote it is read at once. Any other version is read once
+    nobody has touched it for `QUIET_SECONDS` (by its modification time, or by watching it),
+    and only if it has at least the rows the tool last wrote (unless `shorter_ok`): a copy
+    written in place, row by row, is read when it is complete. Missing file: no rows, no stamp.
+
+    Raises `QueueChanged` when the file is still changing, or still shorter, after
+    `SETTLE_SECONDS`; `DataError` when a file left alone that long does not read as a queue.
+    """
+    mine, count = last_written(path)
+    deadline = time.monotonic() + SETTLE_SECONDS
+    watched: tuple[Stamp | None, float] = (None, 0.0)
+    problem: RefineryError | None = None
+    while True:
+        before = stamp(path)
+        if before is None:
+            return [], None
+        if before == mine:
+            return read_queue(path), before
+        now = time.monotonic()
+        if before != watched[0]:
+            watched = (before, now)
+        idle = max(now - watched[1], (time.time_ns() - before.mtime_ns) / 1e9)
+        if idle >= QUIET_SECONDS:
+            try:
+                rows = read_queue(path)
+            except DataError as exc:
+                problem = exc
+            else:
+                if stamp(path) == before:
+                    if shorter_ok or len(rows) >= count:
+                        return rows, before
+                    problem = QueueChanged(
+                        f"{path} has {len(rows)} rows where FOL Refinery last wrote {count}: "
+                        "another program has changed it, and nothing was written. "
+                        f"`refinery review recover --queue {path}` restores the rows and "
+                        "decisions it lost from the decision journal"
+                    )
+        if now >= deadline:
+            raise problem or QueueChanged(
+                f"{path} is being written by another program (it kept changing for "
+                f"{SETTLE_SECONDS:.0f} s); nothing was written: try again"
+            )
+        time.sleep(0.05)
+
+
+class _Moved(Exception):
+    """The file changed between a writer's read and its rename."""
+
+
+def update_queue(
+    path: str | os.PathLike[str],
+    change: Callable[[list[QueueRow]], tuple[Sequence[QueueRow] | None, _T]],
+    *,
+    shorter_ok: bool = False,
+    after: Callable[[_T], None] | None = None,
+) -> _T:
+    """One read-modify-write of the queue at `path`, safe against every other writer.
+
+    Holds the queue's lock; reads the rows with `read_settled`; `change(rows)` returns the rows
+    to write (None: write nothing) and a result, which is returned. The new version replaces the
+    file only if the file is still the version read; otherwise the file is read and changed
+    again (up to `_TRIES` times), so whatever `change` does besides returning must bear being
+    done again. `after(result)` runs once the file is written, still under the lock.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with queue_lock(target):
+        for _ in range(_TRIES):
+            rows, seen = read_settled(target, shorter_ok=shorter_ok)
+            new, result = change(rows)
+            if new is None:
+                return result
+            checked = [_finish(r, flag_set(r.flag)) for r in _check_rows(new)]
+            try:
+                _write_csv(target, checked, seen=seen)
+            except _Moved:
+                continue
+            if after is not None:
+                after(result)
+            return result
+    raise QueueChanged(
+        f"{path} kept being rewritten by another program while FOL Refinery wrote it; "
+        "nothing was written: try again"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,18 +438,16 @@ def write_queue(
         A row without an id, or an id repeated (in `rows` or the file). (A row with an unknown
         column cannot be built: `QueueRow.from_cells` refuses it.)
     """
-    target = Path(path)
     new_rows = _check_rows(rows)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with queue_lock(target):
-        if merge and target.exists():
-            merged, report = _merge(new_rows, _check_rows(read_queue(target)))
-        else:
-            # worst first from the first run, as every merge ranks it
-            merged = sorted((_finish(r, flag_set(r.flag)) for r in new_rows), key=rank)
-            report = MergeReport(added=len(merged))
-        _write_csv(target, merged)
-    return report
+
+    def change(old: list[QueueRow]) -> tuple[list[QueueRow], MergeReport]:
+        if merge and old:
+            return _merge(new_rows, _check_rows(old))
+        # worst first from the first run, as every merge ranks it
+        merged = sorted((_finish(r, flag_set(r.flag)) for r in new_rows), key=rank)
+        return merged, MergeReport(added=len(merged))
+
+    return update_queue(path, change, shorter_ok=not merge)
 
 
 def read_queue(path: str | os.PathLike[str]) -> list[QueueRow]:
@@ -411,13 +555,18 @@ def _refuse_separator(path: str | os.PathLike[str], first: Sequence[str]) -> Non
 
 
 def write_rows(path: str | os.PathLike[str], rows: Iterable[QueueRow]) -> Path:
-    """Write queue rows as they are (no merge), atomically, recomputing `status` and `flag`."""
+    """Write queue rows as they are (no merge), atomically, recomputing `status` and `flag`:
+    a new file (a shard), or a queue whose lock the caller holds (else use `update_queue`)."""
     checked = _check_rows(rows)
     return _write_csv(Path(path), [_finish(r, flag_set(r.flag)) for r in checked])
 
 
-def _write_csv(target: Path, rows: Sequence[QueueRow]) -> Path:
-    """The one place the file is written: BOM, CRLF rows, neutralised cells, atomically."""
+_ANY = Stamp(-1, -1, -1)
+
+
+def _write_csv(target: Path, rows: Sequence[QueueRow], *, seen: Stamp | None = _ANY) -> Path:
+    """The one place the file is written: BOM, CRLF rows, neutralised cells, atomically; only
+    over the version `seen` (None: no file), when given; then the sidecar says it is ours."""
 
     def write(tmp: Path) -> None:
         with tmp.open("w", encoding="utf-8-sig", newline="") as f:
@@ -426,75 +575,14 @@ def _write_csv(target: Path, rows: Sequence[QueueRow]) -> Path:
             for row in rows:
                 out.writerow([neutralise(cell) for cell in row.cells().values()])
 
-    return atomic_write(target, write)
+    def unchanged() -> None:
+        if seen is not _ANY and stamp(target) != seen:
+            raise _Moved
 
-
-def queue_status(rows: Iterable[QueueRow]) -> dict[str, dict[str, int]]:
-    """Counts for `refinery review status`: by reason, decision, reviewer and flag, and totals.
-
-    A row's reason may hold several codes (joined by ``;``); each counts once. ``left`` is the
-    number of rows without a valid decision (``invalid`` counts misspelled ones among them).
-    """
-    out: dict[str, dict[str, int]] = {
-        "total": {},
-        "reason": {},
-        "decision": {},
-        "reviewer": {},
-        "flag": {},
-    }
-
-    def bump(table: str, key: str) -> None:
-        out[table][key] = out[table].get(key, 0) + 1
-
-    for row in rows:
-        bump("total", "items")
-        decision = row.decision.strip()
-        decided = decision if decision in DECISIONS else ""
-        bump("total", "decided" if decided else "left")
-        if decision and not decided:
-            bump("total", "invalid")
-        for code in {c.strip() for c in row.reason.split(";") if c.strip()} or {"(none)"}:
-            bump("reason", code)
-        bump("decision", decision or "(open)")
-        if decided:
-            bump("reviewer", row.reviewer.strip() or "(unnamed)")
-        for flag in flag_set(row.flag):
-            bump("flag", flag)
-    return out
-
-
-def decisions_on(
-    lines: Sequence[QueueLine], outcomes: Mapping[str, Outcome]
-) -> tuple[list[QueueLine], list[QueueLine]]:
-    """The rows that decide (anything but `skip`) an item of `outcomes`: those decided on its
-    current content, and those decided on content that has changed since (the merge flags them
-    `changed_since_decision` with the new content; a reviewer clears the flag after looking
-    again)."""
-    current: list[QueueLine] = []
-    changed: list[QueueLine] = []
-    for entry in lines:
-        row, outcome = entry.item, outcomes.get(entry.item.id)
-        if outcome is None or row.decision.strip() in ("", Decision.SKIP):
-            continue
-        since = row.content_hash != outcome.content_hash
-        (changed if since or CHANGED_SINCE_DECISION in flag_set(row.flag) else current).append(
-            entry
+    atomic_write(target, write, check=unchanged)
+    ours = stamp(target)
+    if ours is not None:
+        atomic_write_text(
+            written_path(target), json.dumps({"stamp": list(ours), "rows": len(rows)})
         )
-    return current, changed
-
-
-def missing_decisions(run: Run) -> list[str]:
-    """The items whose decision the run's review queue holds, on the content the run has, that
-    the run does not carry (not `reviewed` with that decision): what publishing it would undo.
-    The queue is the one the run wrote (its settings' `review_path`); none, none missing."""
-    path = Path(str(run.meta.get("settings", {}).get("review_path") or ""))
-    if not path.name or not path.is_file():
-        return []
-    by_id = {o.id: o for o in run.outcomes}
-    current, _ = decisions_on(read_queue_lines(path), by_id)
-    return [
-        e.item.id
-        for e in current
-        if by_id[e.item.id].status is not Status.REVIEWED
-        or by_id[e.item.id].review_decision != e.item.decision.strip()
-    ]
+    return target

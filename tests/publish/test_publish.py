@@ -659,3 +659,40 @@ def test_a_tampered_run_folder_is_refused_in_one_line_naming_the_row(
     else:  # the digest says first that the file is not as written
         assert "refined.jsonl was changed after the run wrote it" in message
     assert not (tmp_path / "pub").exists()
+
+
+class Killed(RuntimeError):
+    """Stands for the process dying mid-build."""
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_republish_killed_half_way_leaves_the_release_as_it_was(
+    sample_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "pub"
+    publish.build(load_run(sample_run), out, repo_id=REPO_ID, now=NOW)
+    before = _tree(out)
+    reviewed = load_run(_reviewed_copy(sample_run, tmp_path / "20260102-000000-review"))
+
+    def die(*args: object, **kwargs: object) -> str:
+        raise Killed("killed after the parquet files, before the card")
+
+    with monkeypatch.context() as m:
+        m.setattr(publish.folder, "render_card", die)
+        # a killed process cleans nothing up: its copy stays behind
+        m.setattr("refinery.outputs.shutil.rmtree", lambda *args, **kwargs: None)
+        with pytest.raises(Killed):
+            publish.build(reviewed, out, repo_id=REPO_ID, now=NOW)
+    assert _tree(out) == before  # parquet, card and manifest all still say the first release
+    assert [p.name for p in tmp_path.glob(".pub.partial-*")] != []
+
+    # killed between the two renames of the swap: the old folder is put back first
+    out.rename(tmp_path / ".pub.old")
+    second = publish.build(reviewed, out, repo_id=REPO_ID, now=NOW)
+    assert second.manifest["splits"]["train"]["run_id"] == "20260102-000000-review"
+    assert sorted(p.name for p in tmp_path.glob(".pub*")) == [".pub.lock"]  # leftovers gone
+    rows = {r["id"]: r for r in publish.read_split(out, "train")}
+    assert len(rows) == 18 and rows["folio-sample/all/203"]["status"] == "reviewed"

@@ -8,16 +8,19 @@ its report leaves only a hidden staging folder, which the next run's baseline, t
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 from pathlib import Path
 
 import pytest
 
 from refinery import pipeline, publish, runs
+from refinery.cli import main
 from refinery.errors import RefineryError
 from refinery.pipeline import RefineSettings, refine_here
 from refinery.publish.rescore import load_against
 from refinery.report import run_history
+from refinery.review.sheet import read_queue
 from vampire.registry import build_provers
 
 REPO = Path(__file__).resolve().parents[2]
@@ -200,3 +203,34 @@ def test_a_complete_run_publishes(tmp_path: Path) -> None:
     assert run.meta["counts"] == summary["counts"] and "report_meta" in run.meta
     built = publish.build(run, tmp_path / "pub", repo_id="someone/folio-sample")
     assert built.manifest["splits"]["train"]["run_id"] == "20260101-000000-aaaa"
+
+
+def test_a_run_that_fails_on_a_full_disk_leaves_the_queue_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queue = tmp_path / "review.csv"
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "report.html"))
+
+    with monkeypatch.context() as m:
+        m.setattr("refinery.report.write_report", full)
+        with pytest.raises(OSError, match="No space left"):
+            refine_here(settings(tmp_path, "20260101-000000-aaaa"), build_provers)
+    assert not queue.exists()  # the failed run never reached the queue
+
+    refine_here(settings(tmp_path, "20260102-000000-bbbb"), build_provers)
+    before = queue.read_bytes()
+    assert len(read_queue(queue)) == 4  # the sample's four items for review
+    with monkeypatch.context() as m:
+        m.setattr("refinery.report.write_report", full)
+        monkeypatch.chdir(tmp_path)
+        argv = ["refine", str(SAMPLE), "--no-prefect", "--agents=rules", f"--review={queue}"]
+        assert main([*argv, "--out", str(tmp_path / "full")]) == 2
+    # one line, naming the file the disk refused (after the progress lines)
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"refinery: error: the file system refused {tmp_path / 'report.html'}: No space left on "
+        "device; no file was half-written"
+    )
+    assert queue.read_bytes() == before
+    assert not (tmp_path / "full").exists()

@@ -28,6 +28,7 @@ from refinery.review.decide import (
     resolve,
 )
 from refinery.review.feedback import FeedbackEngine
+from refinery.review.ledger import queue_status
 from refinery.review.queue import (
     CHANGED_SINCE_DECISION,
     COLUMNS,
@@ -38,7 +39,7 @@ from refinery.review.queue import (
     queue_rows,
 )
 from refinery.review.record import save_decision
-from refinery.review.sheet import queue_status, read_queue, read_queue_lines, write_rows
+from refinery.review.sheet import read_queue, read_queue_lines, write_rows
 from vampire.registry import build_provers
 
 from fakes import queue_outcome
@@ -502,7 +503,12 @@ def test_save_decision_rewrites_one_row_and_clears_review_flags(
     assert new_records[ID_1201] != records[ID_1201]
     for item_id in (ID_203, ID_301, ID_1301):
         assert new_records[item_id] == records[item_id]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["review.csv", "review.csv.lock"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "review.csv",
+        "review.csv.journal.jsonl",  # the decision, journaled before the queue was written
+        "review.csv.lock",
+        "review.csv.written.json",  # which version the tool wrote last
+    ]
 
 
 def test_save_decision_refuses_an_unknown_id_or_column(sample_run: Path, tmp_path: Path) -> None:
@@ -512,7 +518,7 @@ def test_save_decision_refuses_an_unknown_id_or_column(sample_run: Path, tmp_pat
         save_decision(path, "folio-sample/all/999", {"decision": "skip"})
     with pytest.raises(ValueError, match="not decision columns"):
         save_decision(path, ID_203, {"decision": "skip", "gold_label": "False"})
-    assert path.read_bytes() == before
+    assert path.read_bytes() == before  # and nothing journaled
     assert sorted(p.name for p in tmp_path.iterdir()) == ["review.csv", "review.csv.lock"]
 
 

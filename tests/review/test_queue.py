@@ -295,7 +295,11 @@ def test_write_leaves_no_temp_files(tmp_path: Path) -> None:
     write_queue(path, queue_rows([outcome(1)]))
     write_queue(path, queue_rows([outcome(1), outcome(2)]))
     # the lock file stays: removing it while another writer waits on it would break the lock
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["queue.csv", "queue.csv.lock"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "queue.csv",
+        "queue.csv.lock",
+        "queue.csv.written.json",
+    ]
 
 
 def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -313,7 +317,8 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
     with pytest.raises(OSError, match="disk full"):
         write_queue(path, queue_rows([outcome(1), outcome(2)]))
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["queue.csv", "queue.csv.lock"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["queue.csv", "queue.csv.lock", "queue.csv.written.json"]
 
 
 def test_the_first_queue_is_ranked_worst_first_as_every_merge_ranks_it(tmp_path: Path) -> None:
