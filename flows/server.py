@@ -134,11 +134,45 @@ def _free_port() -> int:
 
 
 def _healthy(api_url: str) -> bool:
+    return _health(api_url) is None
+
+
+def _health(api_url: str, timeout: float = 1.0) -> str | None:
+    """Why the API at `api_url` is not healthy (None: it answered its health check)."""
     try:
-        with urllib.request.urlopen(f"{api_url}/health", timeout=1.0) as resp:
-            return bool(resp.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
+        with urllib.request.urlopen(f"{api_url}/health", timeout=timeout) as resp:
+            return None if resp.status == 200 else f"its health check answered {resp.status}"
+    except urllib.error.HTTPError as err:
+        return f"its health check answered {err.code}"
+    except urllib.error.URLError as err:
+        if isinstance(err.reason, TimeoutError):
+            return f"no answer within {timeout:.0f} s"
+        return str(getattr(err.reason, "strerror", None) or err.reason)
+    except TimeoutError:
+        return f"no answer within {timeout:.0f} s"
+    except OSError as err:
+        return err.strerror or str(err)
+
+
+#: How long a server Prefect's settings name has to answer its health check before a run starts.
+NAMED_SERVER_SECONDS = 10.0
+
+
+def check_named_server(api_url: str, deadline: float = NAMED_SERVER_SECONDS) -> None:
+    """`ConfigError`, in one line, when the server `PREFECT_API_URL` names does not answer
+    within `deadline` seconds: a run against it would wait minutes, then fail."""
+    until = time.monotonic() + deadline
+    while True:
+        left = until - time.monotonic()
+        why = _health(api_url.rstrip("/"), timeout=max(left, 0.5))
+        if why is None:
+            return
+        if time.monotonic() >= until:
+            raise ConfigError(
+                f"PREFECT_API_URL {api_url} does not answer ({why}): start that Prefect server, "
+                "or unset PREFECT_API_URL to run on a temporary one"
+            )
+        time.sleep(0.5)
 
 
 def _drain() -> None:
@@ -159,7 +193,9 @@ def temporary_api() -> Iterator[None]:
     """
     from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 
-    if get_current_settings().api.url:
+    named = get_current_settings().api.url
+    if named:
+        check_named_server(named)
         yield
         return
     server = TemporaryServer()

@@ -50,4 +50,8 @@ def prefect_environment() -> None:
     # the temporary server migrates a fresh database first: on two busy cores that can take
     # longer than Prefect's 20 s default, and the run would fail before it starts
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    # a server that takes a request and never answers held a run for 427 s (60 s a request,
+    # five retries): a deadline per request and fewer retries bound it to a minute
+    os.environ.setdefault("PREFECT_API_REQUEST_TIMEOUT", "20")
+    os.environ.setdefault("PREFECT_CLIENT_MAX_RETRIES", "2")
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")

@@ -441,3 +441,35 @@ def test_a_name_that_only_looks_latin_is_written_plainly_never_blamed_on_the_lab
         "Mammal(tom)",
     ]
     assert out.suggested_label == "" and not out.is_label_issue
+
+
+def test_an_llm_that_conjoins_the_conclusion_onto_a_premise_is_refused(checker: Checker) -> None:
+    # a hostile or careless model: "premise 0 := premise 0 ∧ conclusion" makes any label True
+    item = make_item(
+        1,
+        ["∀x (Student(x) → Read(x, book))", "Teacher(tom)"],
+        "Read(tom, book)",
+        "True",
+        premises=["Every student reads books.", "Tom is a student."],
+        conclusion="Tom reads books.",
+    )
+    forced = {
+        "edits": [
+            {
+                "where": "premises[1]",
+                "after": "Teacher(tom) ∧ Read(tom, book)",
+                "error_class": "scope",
+                "rationale": "makes the conclusion follow",
+            }
+        ]
+    }
+    client = ScriptedLLM(
+        {"critique": [json.dumps({"diagnoses": []})], "refine": [json.dumps(forced)]}
+    )
+    out = _run(checker, item, RepairConfig(agents=("rules", "llm"), llm_rounds=1), client)
+    assert out.repaired_by != "llm:scripted"
+    (tried,) = [
+        c for r in out.audit["rounds"] for c in r["candidates"] if c["source"] == "llm:scripted"
+    ]
+    assert tried["accepted"] is False
+    assert tried["why"] == "adds Read to premises[1], which no word of its sentence names"

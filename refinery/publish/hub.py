@@ -91,6 +91,19 @@ def plan_push(folder: Path, *, tag: str | None = None) -> PushPlan:
     )
 
 
+#: How long the Hub may take over any one step of a request (connecting, sending a chunk,
+#: answering): its client waits for ever by default, so an endpoint that never answers hung
+#: a push.
+HUB_SECONDS = 60.0
+
+
+def bounded_hub() -> None:
+    """Give the Hub client's shared session a deadline on every step (`HUB_SECONDS`)."""
+    from huggingface_hub import get_session
+
+    get_session().timeout = HUB_SECONDS
+
+
 def hub_api() -> HubApi:
     """An `HfApi` with the token from ``HF_TOKEN`` or the saved login; none is `RefineryError`."""
     from huggingface_hub import HfApi, get_token
@@ -98,6 +111,7 @@ def hub_api() -> HubApi:
     token = get_token()  # HF_TOKEN first, then the token `hf auth login` saved; never printed
     if not token:
         raise RefineryError("no Hugging Face token: set HF_TOKEN or log in with `hf auth login`")
+    bounded_hub()
     api: HubApi = HfApi(token=token)
     return api
 
@@ -165,6 +179,7 @@ def download(repo_id: str) -> Path:
     from huggingface_hub import constants, snapshot_download
     from huggingface_hub.errors import GatedRepoError, LocalEntryNotFoundError
 
+    bounded_hub()
     try:
         path = snapshot_download(
             repo_id, repo_type="dataset", allow_patterns=list(DOWNLOAD_PATTERNS)

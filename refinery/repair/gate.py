@@ -25,10 +25,12 @@ from typing import Any, NamedTuple
 
 from refinery.agents.alignment import BLAME, ISSUE, FindingKind, align_formula
 from refinery.agents.models import LLM_SOURCE, Edit, ItemContext
+from refinery.agents.reading.spelling import Words
 from refinery.agents.repairs import MEANING_RULES, apply_candidate
 from refinery.agents.repairs.near_names import TAG as NEAR_NAMES
 from refinery.check import Checker, CheckRow
 from refinery.datasets.records import Item
+from refinery.logic.analysis import occurrences
 from refinery.logic.parse import parses
 from refinery.logic.syntax import Not
 from refinery.outcomes import Category
@@ -286,12 +288,13 @@ def read_edits(
     edits misread their sentences before; and after).
 
     A meaning-level edit (a meaning rule's, or the LLM's) must leave every edited formula that
-    parsed before aligned with its sentence at least as well, and some strictly better. A form
+    parsed before aligned with its sentence at least as well, and some strictly better; a
+    symbol the LLM's edit brings in must be named by its sentence (`ungrounded`). A form
     rule's edit (a parenthesis, a typo, a binder) is not held to that: what it fixes is not
     what the sentence says, and the sentence may be too thin to read (it is still held to
     `BLAME` by `unsettled`).
     """
-    better = False
+    better = compared = False
     worst_before = worst_after = 0.0
     for edit in candidate:
         sentence = findings.nl.get(edit.where, "")
@@ -316,22 +319,47 @@ def read_edits(
             continue
         if not sentence:
             continue
+        if source.startswith(LLM_SOURCE) and (stray := ungrounded(edit, sentence)):
+            # the model may add what the provers need ("premise 0 ∧ conclusion"): a symbol
+            # the edit brings in must be something its sentence says
+            why = f"adds {stray} to {edit.where}, which no word of its sentence names"
+            return why, worst_before, worst_after
         after = align_formula(edit.after, sentence, findings.story_fol)
         worst_after = max(worst_after, after)
         before = align_formula(edit.before, sentence, findings.story_fol)
         if before >= 1.0:
             continue  # it did not parse: nothing to compare with
         worst_before = max(worst_before, before)
+        compared = True
         if after > before and of_meaning(source):
             why = (
                 f"reads worse: {edit.where} aligns {after:.2f} with its sentence, was {before:.2f}"
             )
             return why, worst_before, worst_after
         better = better or after < before
-    if source in MEANING_RULES and not better:
+    # the model's edit too, where a sentence could be read (an edit that only weakens or adds
+    # to a formula reads no better, whatever the provers then derive)
+    if (source in MEANING_RULES or (compared and of_meaning(source))) and not better:
         why = "changes the meaning without reading any better against the sentences"
         return why, worst_before, worst_after
     return None, worst_before, worst_after
+
+
+def ungrounded(edit: Edit, sentence: str) -> str:
+    """The first predicate or constant `edit` brings into its formula that no word of
+    `sentence` names ("" when there is none, or a formula does not parse)."""
+    before, after = parses(edit.before), parses(edit.after)
+    if after is None:
+        return ""
+    had = {(o.kind, o.name) for o in occurrences(before)} if before is not None else set()
+    words = Words.of(sentence)
+    for o in occurrences(after):
+        if (o.kind, o.name) in had:
+            continue
+        named = words.mention(o.name) if o.kind == "constant" else words.unknown(o.name) == 0
+        if not named:
+            return o.name
+    return ""
 
 
 def of_meaning(source: str) -> bool:
