@@ -251,8 +251,9 @@ def test_options_with_an_optional_value_and_negatable_flags_parse_as_documented(
 
     serve = cli.commands["review"].commands["serve"]  # type: ignore[attr-defined]
     token = [serve.make_context("serve", argv).params["token"] for argv in (["--token"], [])]
-    assert token == ["", None]  # bare --token: make a random one; absent: none (127.0.0.1 only)
+    assert token == ["", None]  # bare --token or none: a random one
     assert serve.make_context("serve", ["--token", "abc"]).params["token"] == "abc"
+    assert serve.make_context("serve", ["--no-token"]).params["no_token"] is True
     assert _values("schedule", "x.jsonl")["fail_on_new_conflicts"] is True
     assert (
         _values("schedule", "x.jsonl", "--no-fail-on-new-conflicts")["fail_on_new_conflicts"]

@@ -115,7 +115,8 @@ def _serve(args: Args) -> int:
 
     from refinery.review.web.app import serve
 
-    token = secrets.token_urlsafe(16) if args.token == "" else args.token
+    # a token by default: any local user can reach 127.0.0.1, and would decide as you
+    token = None if args.no_token else (args.token or secrets.token_urlsafe(16))
     queue = _queue(args)
     serve(
         queue.resolve(),
@@ -282,8 +283,13 @@ command = Group(
                 "--token",
                 is_flag=False,
                 flag_value="",
-                help="require this token on every request (needed for any host but 127.0.0.1); "
-                "without a value a random one is made",
+                help="the token every request must carry (default: a random one, in the "
+                "printed address)",
+            ),
+            option(
+                "--no-token",
+                is_flag=True,
+                help="no token (127.0.0.1 only): any user of this machine can then decide as you",
             ),
             provers=True,
         ),

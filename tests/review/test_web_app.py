@@ -346,7 +346,7 @@ def test_no_request_reaches_a_path_outside_the_page(queue: Path, engine: Feedbac
 
 
 def test_serving_beyond_this_machine_needs_a_token(queue: Path, engine: FeedbackEngine) -> None:
-    with pytest.raises(RefineryError, match="pass --token"):
+    with pytest.raises(RefineryError, match="drop --no-token"):
         serve(queue, engine, reviewer="ann", host="0.0.0.0", port=0)
 
 

@@ -214,7 +214,7 @@ def test_two_annotators_deciding_one_item_differently_is_a_merge_conflict(
     from playwright.sync_api import expect
 
     _, queue = copy_sample(sample_run, tmp_path)
-    url = serve(queue).url + "?id=" + ID_1201
+    url = serve(queue).url + "&id=" + ID_1201  # after the ?token= the server printed
     ann, bob = open_page(browser, url, "ann"), open_page(browser, url, "bob")
 
     ann.keyboard.press("l")

@@ -2,9 +2,10 @@
 
 Secure by default:
 
-- it binds 127.0.0.1; any other address needs a token (`--token`), which every request must then
-  carry (the printed address has ``?token=…``; the first visit turns it into an HttpOnly,
-  SameSite=Strict cookie and drops it from the address bar);
+- it binds 127.0.0.1 and, unless `--no-token`, makes a token every request must carry (the
+  printed address has ``?token=…``; the first visit turns it into an HttpOnly, SameSite=Strict
+  cookie and drops it from the address bar): any user of the machine can reach 127.0.0.1, and
+  would decide items in the server owner's name; any other address needs the token;
 - without a token, a request must name a loopback host (a rebound DNS name is refused);
 - every POST carries the page's CSRF token in a header, a JSON body, and no foreign Origin;
 - every dataset string is escaped by Jinja2's autoescape, the script writes text only
@@ -270,7 +271,7 @@ def serve(
     """
     if not token and not is_loopback(host):
         raise RefineryError(
-            f"--host {host} lets other machines reach the queue: pass --token as well"
+            f"--host {host} lets other machines reach the queue: drop --no-token"
         )
     app = create_app(queue, engine, reviewer=reviewer, token=token)
     try:
