@@ -404,6 +404,7 @@ def write_outputs(
     """
     from refinery.review.apply import carry_decisions
     from refinery.review.feedback import FeedbackEngine
+    from refinery.review.seal import queue_key
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
     stage = staging_dir(settings)
@@ -414,6 +415,7 @@ def write_outputs(
         outcomes,
         rows,
         lambda: FeedbackEngine(factory(settings.provers), settings.budget(), settings.cache_path()),
+        queue_key(settings.state_dir),
     )
     meta = {**run_meta(settings, items, outcomes), "decisions": carried.to_dict()}
     files = runs.write_run(stage, rows, outcomes, meta)
@@ -497,18 +499,17 @@ def write_run_changes(
 
 def finish_run(settings: RefineSettings, outcomes: Sequence[Outcome]) -> dict[str, int]:
     """Rename the complete run folder into place (`refinery.runs.finish`), then merge the items
-    `outcomes` leave for review into the queue (it keeps every decision,
-    `refinery.review.sheet.write_queue`); return the merge's counts.
-
-    Only a run that is in place reaches the queue: one that failed on the way (a full disk, a
-    kill) leaves the queue as it was.
-    """
+    `outcomes` leave for review into the queue (sealed, keeping every decision:
+    `refinery.review.sheet.write_queue`); return the merge's counts. Only a run in place reaches
+    the queue: one that failed on the way (a full disk, a kill) leaves it as it was."""
     from refinery.review.queue import queue_rows
+    from refinery.review.seal import queue_key
     from refinery.review.sheet import write_queue
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
     runs.finish(Path(settings.out_dir))
-    merge = write_queue(Path(settings.review_path), queue_rows([o for o in outcomes if o.queued]))
+    rows, key = queue_rows([o for o in outcomes if o.queued]), queue_key(settings.state_dir, True)
+    merge = write_queue(Path(settings.review_path), rows, key=key)
     return dataclasses.asdict(merge)
 
 

@@ -7,6 +7,7 @@ with one line: the source, the options (through `RefineSettings`) and the LLM en
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -77,22 +78,83 @@ def _flow(settings: Any, console: Any, quiet: bool) -> tuple[dict[str, Any], str
     from flows.server import temporary_api
     from refinery.progress import listening, terminal
 
-    with (
-        temporary_api(),  # a server that ends with the run, unless Prefect names one
-        terminal(console, enabled=not quiet) as stage,
-        listening(stage),
-    ):
-        state = refine_flow(settings, return_state=True)
+    try:
+        with (
+            temporary_api(),  # a server that ends with the run, unless Prefect names one
+            terminal(console, enabled=not quiet) as stage,
+            listening(stage),
+            _api_loss_said_once(),
+        ):
+            state = refine_flow(settings, return_state=True)
+    except Exception as exc:
+        _refuse_api_loss(exc)
+        raise
     summary = state.result(raise_on_failure=False)
     if isinstance(summary, BaseException):
+        _refuse_api_loss(summary)
         raise summary  # a crash, not a verdict on the data: let it show
     return summary, state.message if state.is_failed() else None
 
 
+def _lost_api(exc: BaseException) -> BaseException | None:
+    """The error in `exc`'s chain that says the Prefect API stopped answering, if any."""
+    import httpx
+
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, httpx.TransportError):
+            return exc
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return None
+
+
+def _refuse_api_loss(exc: BaseException) -> None:
+    """One line instead of Prefect's tracebacks when the run lost its API (the server killed,
+    the network gone): the run did not finish, so its folder and the queue are as they were."""
+    from refinery.errors import RefineryError
+
+    lost = _lost_api(exc)
+    if lost is not None:
+        raise RefineryError(
+            f"the Prefect API stopped answering during the run ({type(lost).__name__}: {lost}); "
+            "the run did not finish, and its folder and the review queue are as they were: "
+            "run it again"
+        ) from None
+
+
+@contextlib.contextmanager
+def _api_loss_said_once() -> Any:
+    """Keep Prefect's loggers from printing a traceback for a lost API: `_refuse_api_loss`
+    says it in one line."""
+    import logging
+
+    def keep(record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return error is None or _lost_api(error) is None
+
+    loggers = [logging.getLogger(n) for n in ("prefect.flow_runs", "prefect.task_runs")]
+    for logger in loggers:
+        logger.addFilter(keep)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(keep)
+
+
 def _quiet_libraries(*, verbose: bool) -> None:
-    """Prefect's run-by-run log lines, only when asked for (a server's UI keeps them anyway)."""
+    """Prefect's run-by-run log lines, only when asked for (a server's UI keeps them anyway).
+
+    On the run's own temporary server, not even its errors: each one ends the run, and the
+    command says it once (in one line, or the crash's own traceback); a server you named keeps
+    its errors for its UI.
+    """
     if not verbose:
-        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+        quiet = "WARNING" if os.environ.get("PREFECT_API_URL") else "CRITICAL"
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", quiet)
+        # its background workers' own logger (events it could not send to a lost API)
+        os.environ.setdefault("PREFECT_INTERNAL_LOGGING_LEVEL", quiet)
 
 
 command = make_command(

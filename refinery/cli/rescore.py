@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 
 from refinery.cli.options import PATH, Args, make_command, option
+from refinery.outputs import visible
 
 
 def run(args: Args) -> int:
@@ -34,11 +35,13 @@ def run(args: Args) -> int:
         subset = ", clean subset"
         items = f"{scores.items} of {scores.split_items} items (verified, repaired or reviewed)"
     print(
-        f"{args.predictions}: {len(predictions.items)} predictions against {against.name}"
-        f"{subset}: {items}, {scores.changed} labels changed by review"
+        visible(
+            f"{args.predictions}: {len(predictions.items)} predictions against {against.name}"
+            f"{subset}: {items}, {scores.changed} labels changed by review"
+        )
     )
     print()
-    print(format_table(scores))
+    print(visible(format_table(scores)))  # ids are the file's text: a lone surrogate, escapes
     if args.out is not None:
         report = {
             "predictions": str(args.predictions),

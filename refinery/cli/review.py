@@ -133,6 +133,7 @@ def _serve(args: Args) -> int:
 def _check(args: Args) -> int:
     """Validate a queue edited in a spreadsheet (FILE, default: --queue); exit 1 on problems."""
     from refinery.review.decide import check_queue
+    from refinery.review.seal import queue_key
     from refinery.review.sheet import read_queue_lines
 
     path = args.file or _queue(args)
@@ -144,7 +145,8 @@ def _check(args: Args) -> int:
 
         run = runs.load_run(args.run)
         tool_rows, run_id = {o.id: queue_row(o) for o in run.outcomes}, run.run_id
-    problems, valid = check_queue(lines, _engine(args), tool_rows=tool_rows, run_id=run_id)
+    key = queue_key(config.state_dir())
+    problems, valid = check_queue(lines, _engine(args), tool_rows=tool_rows, run_id=run_id, key=key)
     for problem in problems:
         print(problem.render(str(path)))
     decided = sum(1 for entry in lines if entry.item.decision.strip())
@@ -159,6 +161,7 @@ def _apply(args: Args) -> int:
     """Merge valid decisions into the refined split as a new version."""
     from refinery import runs
     from refinery.review.apply import apply_review
+    from refinery.review.seal import queue_key
     from refinery.review.sheet import read_queue
 
     queue = _queue(args)
@@ -173,7 +176,8 @@ def _apply(args: Args) -> int:
         if not folders:
             raise RefineryError(f"no run folder under {base}; pass --run")
         run = runs.load_run(folders[-1])
-    applied = apply_review(queue, run, _engine(args), reviewer=args.reviewer)
+    key = queue_key(config.state_dir())
+    applied = apply_review(queue, run, _engine(args), reviewer=args.reviewer, key=key)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(applied.decisions.items())) or "none"
     print(f"applied to run {applied.parent}: {counts}")
     print(f"  labels changed: {applied.changed_labels}; FOL changed: {applied.changed_fol} items")

@@ -181,10 +181,15 @@ def read_text_file(path: Path, *, save_as: str = "UTF-8") -> str:
         raise DataError(f"{path}: no such file") from None
     except OSError as exc:
         raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
+    head = raw[:4096]
+    # UTF-16 text puts a NUL beside nearly every ASCII character; one stray NUL is no encoding
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or head.count(b"\x00") * 4 > len(head):
         raise DataError(
             f"{path}: cannot read: UTF-16 (a spreadsheet's 'Unicode text'); save it as {save_as}"
         )
+    if b"\x00" in raw:
+        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
+        raise DataError(f"{path}: cannot read: a NUL byte on line {line}, which no text holds")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -375,7 +375,8 @@ def _cells(tally: Tally) -> str:
 
 
 def _some(ids: Sequence[str]) -> str:
-    shown = ", ".join(ids[:SHOWN_IDS])
+    """The first `SHOWN_IDS` ids, each cut to 80 characters (an id is the file's text)."""
+    shown = ", ".join(i if len(i) <= 80 else i[:79] + "…" for i in ids[:SHOWN_IDS])
     return shown + (f" (+{len(ids) - SHOWN_IDS} more)" if len(ids) > SHOWN_IDS else "")
 
 
@@ -454,6 +455,8 @@ def _jsonl_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 record = json.loads(line)
             except json.JSONDecodeError as err:
                 raise DataError(f"{path}:{number}: not valid JSON ({err.msg})") from None
+            except RecursionError:  # json's decoder recurses once per [ or {
+                raise DataError(f"{path}:{number}: JSON nested too deep") from None
             if not isinstance(record, dict):
                 raise DataError(
                     f"{path}:{number}: expected a JSON object, got {type(record).__name__}"

@@ -330,7 +330,7 @@ def read_edits(
         if before >= 1.0:
             continue  # it did not parse: nothing to compare with
         worst_before = max(worst_before, before)
-        compared = True
+        compared = compared or any(ch.isalnum() for ch in sentence)  # "-" says nothing
         if after > before and of_meaning(source):
             why = (
                 f"reads worse: {edit.where} aligns {after:.2f} with its sentence, was {before:.2f}"

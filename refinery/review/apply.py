@@ -69,10 +69,12 @@ def apply_review(
     *,
     now: dt.datetime | None = None,
     reviewer: str = "",
+    key: bytes | None = None,
 ) -> Applied:
     """Apply every valid decision in `queue` to `run`; write and return the new version.
 
-    `reviewer` is used for rows that name none. Raises `ApplyRefused` (nothing written) when a
+    `reviewer` is used for rows that name none; `key` is the state folder's sealing key
+    (`refinery.review.seal`). Raises `ApplyRefused` (nothing written) when a
     decided row fails `check`, is not in the run, was decided on different content or has
     edited tool-owned cells (each named with what the run has), or when an item has two rows.
     """
@@ -80,7 +82,7 @@ def apply_review(
     lines = read_queue_lines(queue)
     by_id = {o.id: o for o in run.outcomes}
     tool_rows = {o.id: queue_row(o) for o in run.outcomes}
-    problems, valid = check_queue(lines, engine, tool_rows=tool_rows, run_id=run.run_id)
+    problems, valid = check_queue(lines, engine, tool_rows=tool_rows, run_id=run.run_id, key=key)
     for entry in lines:
         row = entry.item
         if not row.decision.strip():
@@ -192,13 +194,15 @@ def carry_decisions(
     outcomes: Sequence[Outcome],
     rows: Sequence[dict[str, Any]],
     engine: Callable[[], FeedbackEngine],
+    key: bytes | None = None,
 ) -> tuple[list[Outcome], list[dict[str, Any]], Carried]:
     """The run's outcomes and refined rows with every valid decision of `queue` applied, as
     `apply_review` applies it: a later run of the split keeps what people decided.
 
     Only a decision on the item's current content is carried (the queue's merge flags the
     others `changed_since_decision`); `skip` carries nothing. `engine` is called only when some
-    decision is to be carried (it starts the provers that check the decided FOL).
+    decision is to be carried (it starts the provers that check the decided FOL); `key` is the
+    state folder's sealing key (`refinery.review.seal`).
     """
     if not queue.exists():
         return list(outcomes), list(rows), Carried()
@@ -210,7 +214,7 @@ def carry_decisions(
     # checked against the run's own rows, never only against a row's own hash
     decided = {entry.item.id for entry in same}
     tool_rows = {o.id: queue_row(o) for o in outcomes if o.id in decided}
-    problems, valid = check_queue(same, engine(), tool_rows=tool_rows)
+    problems, valid = check_queue(same, engine(), tool_rows=tool_rows, key=key)
     changed: dict[str, Outcome] = {}
     for entry in same:
         row = entry.item

@@ -47,6 +47,7 @@ from refinery.review.queue import (
     tool_cells_edited,
     was_cut,
 )
+from refinery.review.seal import sealed
 from refinery.review.sheet import QueueLine
 
 _GOLD = tuple(label.value for label in GOLD_LABELS)
@@ -247,15 +248,18 @@ def check_row(row: QueueRow, engine: FeedbackEngine) -> RowCheck:
     return RowCheck([*problems, *missing], resolved, feedback, needs_note, change)
 
 
-def edited_tool_cells(row: QueueRow, tool: QueueRow | None, run_id: str = "") -> list[str]:
+def edited_tool_cells(
+    row: QueueRow, tool: QueueRow | None, run_id: str = "", key: bytes | None = None
+) -> list[str]:
     """Why `row` is refused for edited tool-owned cells (`TOOL_COLUMNS`); empty when it is not.
 
     `tool` is the row the tool writes for the item from the run (`queue_row`), when there is
     one: each edited column is then named with what it was. The cells that come from the item
-    (`ITEM_COLUMNS`: its sentences, FOL and gold label) must be the run's, whatever the row's
-    own `row_hash` says (anyone can recompute an unkeyed hash; the run is the truth). Beyond
-    them, a row whose `row_hash` matches is as the tool wrote it (possibly an earlier run's
-    proposal for the same content); one that matches `tool` cell for cell is too.
+    (`ITEM_COLUMNS`: its sentences, FOL and gold label) must be the run's, whatever the row
+    says of itself (anyone can recompute an unkeyed hash; the run is the truth). Beyond them, a
+    row sealed under `key` (the state folder's, `refinery.review.seal`) is as the tool wrote it
+    (possibly an earlier run's proposal for the same content); any other row must match `tool`
+    cell for cell. Without `tool`, a row whose `row_hash` does not match was edited.
     """
     cells = row.cells()
     stored = row.row_hash.strip()
@@ -263,7 +267,9 @@ def edited_tool_cells(row: QueueRow, tool: QueueRow | None, run_id: str = "") ->
         items = _edited(cells, tool.cells(), ITEM_COLUMNS, run_id)
         if items:
             return items
-    if stored and stored == row_hash(cells):
+        if sealed(cells, key):
+            return []
+    elif stored and stored == row_hash(cells):
         return []
     if tool is None:
         if not tool_cells_edited(row):
@@ -305,11 +311,13 @@ def check_queue(
     *,
     tool_rows: Mapping[str, QueueRow] | None = None,
     run_id: str = "",
+    key: bytes | None = None,
 ) -> tuple[list[RowProblem], dict[str, tuple[Resolution, Feedback | None]]]:
     """Check every decided row (from `read_queue_lines`), and that no item has two rows.
 
     `tool_rows` (id → the row the tool writes from the run, `queue_row`) lets an edited
     tool-owned cell be named with what it was; without it a `row_hash` mismatch is still caught.
+    `key` is the state folder's sealing key (`edited_tool_cells`).
     Returns the problems, in file order, and for each valid decided row its resolution and
     feedback. Undecided rows are not checked: they are simply not ready.
     """
@@ -337,7 +345,7 @@ def check_queue(
         if not row.decision.strip():
             continue
         tool = tool_rows.get(item_id) if tool_rows is not None else None
-        messages = edited_tool_cells(row, tool, run_id)
+        messages = edited_tool_cells(row, tool, run_id, key)
         checked = None if messages else check_row(row, engine)
         if checked is not None:
             messages = checked.problems

@@ -19,7 +19,9 @@ one of the `Decision` values (`DECISIONS`):
 
 The tool-owned cells (`TOOL_COLUMNS`) are the tool's, not the annotators': `row_hash` fingerprints
 them when the tool writes a row, so `review check` and `review apply` can refuse a row whose
-proposal, FOL or gold label was edited by hand (`tool_cells_edited`). No tool-written cell is
+proposal, FOL or gold label was edited by hand (`tool_cells_edited`); `row_seal` seals them under
+the state folder's key, which anyone who can recompute `row_hash` still lacks
+(`refinery.review.seal`). No tool-written cell is
 longer than `CELL_LIMIT` (a longer text is cut, saying where the full text is), and the reader
 accepts cells of any size, so an oversized cell never locks a queue.
 """
@@ -62,6 +64,7 @@ CONTENT_COLUMNS: tuple[str, ...] = (
     "rounds",
     "content_hash",
     "row_hash",
+    "row_seal",
 )
 #: Bookkeeping columns: recomputed by every merge (a reviewer may clear `flag` after checking).
 STATE_COLUMNS: tuple[str, ...] = ("status", "flag")
@@ -78,7 +81,9 @@ DECISION_COLUMNS: tuple[str, ...] = (
 COLUMNS: tuple[str, ...] = CONTENT_COLUMNS + STATE_COLUMNS + DECISION_COLUMNS
 #: The tool-owned cells `row_hash` covers: an annotator must not edit them (``review apply``
 #: refuses a row where one was).
-TOOL_COLUMNS: tuple[str, ...] = tuple(c for c in CONTENT_COLUMNS if c != "row_hash")
+TOOL_COLUMNS: tuple[str, ...] = tuple(
+    c for c in CONTENT_COLUMNS if c not in ("row_hash", "row_seal")
+)
 #: The tool-owned columns that come from the item itself (its id, sentences, FOL and gold label):
 #: a row decided on the item's content (`content_hash`) has exactly the run's cells here.
 ITEM_COLUMNS: tuple[str, ...] = (
@@ -175,6 +180,7 @@ class QueueRow:
     rounds: str = ""
     content_hash: str = ""
     row_hash: str = ""
+    row_seal: str = ""
     status: str = ""
     flag: str = ""
     decision: str = ""
@@ -273,11 +279,15 @@ def row_hash(row: Mapping[str, str]) -> str:
     >>> row_hash(a) == row_hash({**a, "background_fol": "∀x (Bee(x) → Animal(x))"})
     False
     """
+    return hashlib.sha256(tool_text(row).encode("utf-8")).hexdigest()[:16]
+
+
+def tool_text(row: Mapping[str, str]) -> str:
+    """A row's tool-owned cells as one text, as `row_hash` and the keyed seal read them."""
     cells = {c: _normal(c, row.get(c, "")) for c in TOOL_COLUMNS}
-    text = "\x1f".join(
+    return "\x1f".join(
         f"{c}\x1e{cell}" for c, cell in cells.items() if cell or c not in LATER_COLUMNS
     )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def tool_cells_edited(row: QueueRow) -> bool:

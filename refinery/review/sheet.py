@@ -55,6 +55,7 @@ from refinery.review.queue import (
     score,
     text,
 )
+from refinery.review.seal import seal
 
 if TYPE_CHECKING:
     pass
@@ -164,12 +165,12 @@ def read_settled(
     written in place, row by row, is read when it is complete. Missing file: no rows, no stamp.
 
     Raises `QueueChanged` when the file is still changing, or still shorter, after
-    `SETTLE_SECONDS`; `DataError` when a file left alone that long does not read as a queue.
+    `SETTLE_SECONDS`; `DataError` when a file left alone does not read as a queue.
     """
     mine, count = last_written(path)
     deadline = time.monotonic() + SETTLE_SECONDS
     watched: tuple[Stamp | None, float] = (None, 0.0)
-    problem: RefineryError | None = None
+    problem: QueueChanged | None = None
     while True:
         before = stamp(path)
         if before is None:
@@ -183,8 +184,9 @@ def read_settled(
         if idle >= QUIET_SECONDS:
             try:
                 rows = read_queue(path)
-            except DataError as exc:
-                problem = exc
+            except DataError:
+                if stamp(path) == before:
+                    raise  # a whole file, left alone, that is not a queue: say so at once
             else:
                 if stamp(path) == before:
                     if shorter_ok or len(rows) >= count:
@@ -203,8 +205,8 @@ def read_settled(
         time.sleep(0.05)
 
 
-class _Moved(Exception):
-    """The file changed between a writer's read and its rename."""
+class _Moved(RefineryError):
+    """The file changed between a writer's read and its rename (caught: the writer reads again)."""
 
 
 def update_queue(
@@ -375,6 +377,7 @@ def write_queue(
     rows: Iterable[QueueRow],
     *,
     merge: bool = True,
+    key: bytes | None = None,
 ) -> MergeReport:
     """Write the review queue to `path`, merging with the decisions already in it.
 
@@ -403,6 +406,8 @@ def write_queue(
     - ``rounds``: how many critique/repair rounds ran;
     - ``content_hash``: the item's content hash; a decision is tied to it;
     - ``row_hash``: a fingerprint of the cells above, so an edit of them is caught (`row_hash`);
+    - ``row_seal``: with `key`, a keyed seal of the same cells (`refinery.review.seal`): a row
+      whose cells a later run does not reproduce is trusted only when its seal holds;
     - ``status``: ``open`` or ``decided`` (``decision`` is one of `DECISIONS`); recomputed;
     - ``flag``: `FLAGS` joined by ``;`` (``changed_since_decision``, ``not_in_latest_run``,
       ``invalid_decision``); a reviewer clears it after re-checking;
@@ -425,6 +430,9 @@ def write_queue(
         Queue rows, e.g. from `queue_rows`.
     merge
         Merge with the existing file (default); if false, overwrite it.
+    key
+        The state folder's sealing key: the new rows are sealed with it (a kept row keeps the
+        seal it had).
 
     Returns
     -------
@@ -439,6 +447,8 @@ def write_queue(
         column cannot be built: `QueueRow.from_cells` refuses it.)
     """
     new_rows = _check_rows(rows)
+    if key is not None:
+        new_rows = [r.replace(row_seal=seal(r.cells(), key)) for r in new_rows]
 
     def change(old: list[QueueRow]) -> tuple[list[QueueRow], MergeReport]:
         if merge and old:

@@ -228,6 +228,31 @@ def test_a_signalled_refine_stops_its_server_and_workers_and_reruns_like_a_clean
     assert refined_split(tmp_path / "out") == clean_refine
 
 
+def test_a_refine_whose_prefect_server_dies_says_so_in_one_line(
+    validation: Path, tmp_path: Path
+) -> None:
+    # the run's own temporary server killed while the flow proves (an OOM killer, a stray kill)
+    proc = start(refine_args(validation, tmp_path / "out"), tmp_path, tmp_path / "state")
+    deadline = time.monotonic() + 300
+    while not all(server_and_workers(proc.pid)):
+        assert proc.poll() is None, f"the refine ended before its workers started: {finish(proc)}"
+        assert time.monotonic() < deadline, "no server and workers after 300 s"
+        time.sleep(0.05)
+    (server,) = [p for p in session_processes(proc.pid) if "uvicorn" in p]
+    os.kill(int(server.split()[0]), signal.SIGKILL)
+    _, err = finish(proc, timeout=300)
+
+    assert proc.returncode == 2, err
+    assert err.startswith("refinery: error: the Prefect API stopped answering during the run (")
+    assert err.endswith(
+        "); the run did not finish, and its folder and the review queue are as they were: run "
+        "it again\n"
+    )
+    assert err.count("\n") == 1  # no traceback, no Prefect log line
+    assert session_gone(proc.pid, within=float(BUDGET) + 5) == []
+    assert not (tmp_path / "out").exists() and not (tmp_path / "review").exists()
+
+
 #: A run whose story fails in one fork worker while others still prove, then a slow clean-up.
 _FAILING_STORY = """
 import time

@@ -369,3 +369,29 @@ def test_a_column_mixing_numbers_and_text_is_refused_before_refine_does_any_work
     assert not out.exists() and not queue.exists()  # nothing written, nothing merged
     # check writes no source columns: it reads the same file as before
     assert main(_check(source, tmp_path / "checked")) == 0
+
+
+def test_hostile_predictions_files_are_one_line_or_shown_as_codes(
+    sample_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    assert _refused(["rescore", str(deep), "--against", str(sample_run)], capsys) == (
+        f"refinery: error: {deep}:1: JSON nested too deep"
+    )
+    nul = tmp_path / "nul.csv"
+    nul.write_bytes(b"id,label\nfolio-sample/all/101,True\x00\n")  # one stray NUL: not UTF-16
+    assert _refused(["rescore", str(nul), "--against", str(sample_run)], capsys) == (
+        f"refinery: error: {nul}: cannot read: a NUL byte on line 2, which no text holds"
+    )
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text(
+        json.dumps({"id": "\ud800", "label": "True"}) + "\n"
+        + json.dumps({"id": "9" * 5000, "label": "True"}) + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    assert main(["rescore", str(odd), "--against", str(sample_run)]) == 0
+    unknown = next(
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("unknown ids")
+    )
+    assert unknown == f"unknown ids{2:>19}  not scored: ⟨U+D800⟩, {'9' * 79}…"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from refinery.cli import main
+from refinery.errors import DataError
 from refinery.review import sheet
 from refinery.review.journal import journal_gaps, read_journal, recover
 from refinery.review.queue import queue_rows
@@ -146,3 +147,12 @@ def test_recover_without_a_journal_is_one_line(
         .err.strip()
         .endswith("no decision journal beside review/queue.csv: nothing to recover from")
     )
+
+
+def test_a_whole_file_that_is_no_queue_is_refused_at_once(tmp_path: Path) -> None:
+    path = queue(tmp_path)
+    path.write_text("no id column here\r\n1,2\r\n", encoding="utf-8")  # a spreadsheet's save
+    started = time.monotonic()
+    with pytest.raises(DataError, match="no 'id' column"):
+        save_decision(path, item(1), {"decision": "skip"})
+    assert time.monotonic() - started < sheet.SETTLE_SECONDS / 2  # not made to wait it out

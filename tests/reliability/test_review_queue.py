@@ -14,24 +14,26 @@ import pytest
 from refinery.cli import main
 from refinery.prove.verdict import Budget
 from refinery.review.apply import ApplyRefused, apply_review, carry_decisions
+from refinery.review.decide import edited_tool_cells
 from refinery.review.feedback import FeedbackEngine
 from refinery.review.queue import (
     CELL_LIMIT,
     COLUMNS,
     QueueRow,
+    queue_row,
     queue_rows,
     row_hash,
     tool_cells_edited,
 )
 from refinery.review.record import save_decision
+from refinery.review.seal import queue_key, seal, sealed
 from refinery.review.sheet import MergeReport, neutralise, read_queue, write_queue, write_rows
 from refinery.runs import load_run, run_folders
 from vampire.registry import build_provers
 
-from review_workflow import ID_203, ID_301, ID_1201, ID_1301, NOTE_1201, copy_sample
+from review_workflow import ID_203, ID_301, ID_1201, ID_1301, NOTE_203, NOTE_1201, copy_sample
 
 NOTE_1301 = "The NL says Max is the retriever; the FOL says rex, the gold label is right."
-NOTE_203 = "Mara is a student or a teacher, so she can borrow books: False."
 YOURS = (
     "only decision, final_label, final_fol, reviewer, note, decided_at are yours to change (a new "
     "label or FOL goes in final_label / final_fol, with decision relabel or edit)"
@@ -285,3 +287,36 @@ def test_a_killed_writers_temp_files_are_removed_by_the_next_writer(
     after = read_queue(queue)
     assert [r.id for r in after] == [r.id for r in before]
     assert {r.id: r.decision for r in after}[ID_1301] == "skip"
+
+
+def test_a_forged_proposal_is_refused_and_only_the_tools_seal_vouches_for_an_older_one(
+    sample_run: Path, tmp_path: Path, engine: FeedbackEngine
+) -> None:
+    # accept_proposal of a proposal edited by hand, its unkeyed row_hash recomputed: the row
+    # would pass off the annotator's FOL as the tool's proposal
+    run, queue = copy_sample(sample_run, tmp_path)
+    key = queue_key(sample_run.parent.parent.parent / "state")
+    assert key is not None  # the run that wrote the queue made the state folder's key
+    rows = by_id(queue)
+    assert sealed(rows[ID_203].cells(), key)  # every row the tool writes is sealed
+    decided = rows[ID_203].replace(decision="accept_proposal", final_label="False", note=NOTE_203)
+    forged = decided.replace(proposed_fol=decided.original_fol)
+    rows[ID_203] = forged.replace(row_hash=row_hash(forged.cells()))
+    assert not tool_cells_edited(rows[ID_203])  # self-consistent to anyone without the key
+    write_rows(queue, rows.values())
+
+    with pytest.raises(ApplyRefused) as refused:
+        apply_review(queue, load_run(run), engine, key=key)
+    [problem] = refused.value.problems
+    assert problem.item_id == ID_203 and problem.message.startswith(
+        f"tool-owned column proposed_fol was edited: it was {decided.proposed_fol!r} "
+        f"(as run {run.name} has it)"
+    )
+    assert run_folders(run.parent) == [run]  # nothing applied
+
+    # the same cells sealed with the key: a proposal an earlier run of the tool wrote
+    older = rows[ID_203].replace(row_seal=seal(rows[ID_203].cells(), key))
+    tool = {o.id: queue_row(o) for o in load_run(run).outcomes}[ID_203]
+    assert edited_tool_cells(older, tool, run.name, key) == []
+    assert edited_tool_cells(older, tool, run.name, None) != []  # no key: the run decides
+    assert edited_tool_cells(older, tool, run.name, b"another state folder's key") != []

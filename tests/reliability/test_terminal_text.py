@@ -39,6 +39,17 @@ def test_lint_shows_escapes_in_formulas_as_codes(
     assert "⟨U+001B⟩]52;c;ZXZpbA==⟨U+0007⟩" in out and "⟨U+202E⟩" in out
 
 
+def test_a_zero_width_space_inside_a_name_is_a_parse_error_shown_as_a_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # invisible, it would make `tom` and `to​m` two constants in verified FOL
+    path = tmp_path / "formulas.txt"
+    path.write_text("Cat(to\u200bm)\n", encoding="utf-8")
+    assert main(["lint", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "Cat(to⟨U+200B⟩m)" in out and "\u200b" not in out
+
+
 def test_an_error_message_quoting_a_row_shows_its_escapes_as_codes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -46,7 +46,11 @@ NEW_CONCLUSION = "Max is a friendly dog."
 def decided_queue(sample_run: Path, tmp_path: Path, ids: tuple[str, ...]) -> Path:
     """A copy of the sample run's queue with `ids` decided (each differently)."""
     path = tmp_path / "review.csv"
-    shutil.copyfile(sample_run.parent.parent.parent / "review.csv", path)
+    base = sample_run.parent.parent.parent
+    shutil.copyfile(base / "review.csv", path)
+    # the queue's seals are under the state folder's key: a re-run keeps that folder
+    (tmp_path / "state").mkdir(exist_ok=True)
+    shutil.copyfile(base / "state" / "queue.key", tmp_path / "state" / "queue.key")
     for item_id in ids:
         save_decision(path, item_id, DECISIONS[item_id])
     return path
@@ -74,8 +78,10 @@ def rerun(
     reports: list[MergeReport] = []
     write_queue = sheet.write_queue
 
-    def spy(path: Path, rows: Iterable[QueueRow], *, merge: bool = True) -> MergeReport:
-        report = write_queue(path, rows, merge=merge)
+    def spy(
+        path: Path, rows: Iterable[QueueRow], *, merge: bool = True, key: bytes | None = None
+    ) -> MergeReport:
+        report = write_queue(path, rows, merge=merge, key=key)
         reports.append(report)
         return report
 
@@ -127,7 +133,9 @@ def test_a_rerun_keeps_every_decision_and_flags_the_changed_item(
     assert changed.content_hash == new_hash(tmp_path, ID_1301)
     assert changed.content_hash != before[ID_1301].content_hash
     assert changed.row_hash != before[ID_1301].row_hash  # it fingerprints the new content
-    unchanged = sorted(set(CONTENT_COLUMNS) - {"conclusion", "content_hash", "row_hash"})
+    assert changed.row_seal != before[ID_1301].row_seal  # and seals it
+    new = {"conclusion", "content_hash", "row_hash", "row_seal"}
+    unchanged = sorted(set(CONTENT_COLUMNS) - new)
     assert changed.cells(unchanged) == before[ID_1301].cells(unchanged)
 
 

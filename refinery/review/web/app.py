@@ -270,9 +270,7 @@ def serve(
     Raises `RefineryError` for a non-loopback `host` without a token, or a port in use.
     """
     if not token and not is_loopback(host):
-        raise RefineryError(
-            f"--host {host} lets other machines reach the queue: drop --no-token"
-        )
+        raise RefineryError(f"--host {host} lets other machines reach the queue: drop --no-token")
     app = create_app(queue, engine, reviewer=reviewer, token=token)
     try:
         # bound here, not by uvicorn, so that port 0 (any free port) can be announced
