@@ -372,15 +372,25 @@ class Draft:
     @classmethod
     def start(cls, row: QueueRow) -> Draft:
         """The draft an item opens with: edits start from the reviewer's own FOL if there is
-        one, else from the proposal, else from the original; the label from the gold label.
+        one, else from the original, never from the proposal (every proposal in the queue is
+        one the tool could not confirm: it is shown beside the formula, and taken into the
+        draft only when asked, `from_proposal`); the label from the gold label.
 
         A note typed without a decision comes along; a decided item's note explains that
         decision, so a new decision starts without it (it must give its own reasons).
         """
-        fol = row.final_fol or row.proposed_fol or row.original_fol
+        fol = row.final_fol or row.original_fol
         label = row.final_label or row.gold_label
         note = "" if row.decision.strip() in DECISIONS else row.note
         return cls(fol=fol_lines(fol), label=label, note=note)
+
+
+def from_proposal(row: QueueRow, draft: Draft) -> bool:
+    """Put the proposed FOL into `draft` (label and note kept); False when there is none."""
+    if not row.proposed_fol.strip():
+        return False
+    draft.fol = fol_lines(row.proposed_fol)
+    return True
 
 
 def draft_decision(row: QueueRow, draft: Draft) -> Decision | None:

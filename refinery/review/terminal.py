@@ -5,15 +5,17 @@ suggested labels with the evidence (the premises that prove the provers' label, 
 countermodel), the critique and the proposed edit as a diff. Keys:
 
     a  accept the proposal          k  keep the original         e  edit a FOL line
-    l  set the label                n  add a note                w  write the draft as the decision
-    s  skip (decide to leave it)    j  next item, no decision    b  back to the previous item
+    p  edit from the proposal       l  set the label             n  add a note
+    w  write the draft as the decision                           s  skip (decide to leave it)
+    j  next item, no decision       b  back to the previous item
     q  quit                         ?  this help and the guidelines
 
 Premises are shown, and edited, by the addresses the evidence and the critique use:
 `premises[0]` is the first (type `0`, or `premises[0]`; `c` for the conclusion).
 On a terminal each key acts at once (no Enter); with a pipe for input, one key per line. The
-draft starts from the proposal, and the edit line comes pre-filled with the formula (readline),
-so fixing a typo is a few keystrokes. An edited line is checked at once (syntax error with a
+draft starts from the original (the proposal is one the tool could not confirm: it is shown as
+a diff, and `p` takes it into the draft), and the edit line comes pre-filled with the formula
+(readline), so fixing a typo is a few keystrokes. An edited line is checked at once (syntax error with a
 caret, lint, the label both provers now derive) and a line that does not parse is rejected. A
 decision passes the same checks as `refinery review check` before it is saved; a label change
 asks "gold → final" to be confirmed and a note saying why. Each decision is written to the CSV
@@ -40,6 +42,7 @@ from refinery.review.decide import (
     decision_fields,
     draft_decision,
     fol_lines,
+    from_proposal,
     label_change_text,
 )
 from refinery.review.feedback import FeedbackEngine
@@ -172,6 +175,10 @@ class ReviewSession:
                 self.write(_help())
             elif key == "e":
                 self._edit(row, draft)
+            elif key == "p":
+                taken = from_proposal(row, draft)
+                self.write("the draft is now the proposal; e edits it, w saves it." if taken
+                           else "no proposed FOL to start from.")  # fmt: skip
             elif key == "l":
                 self._label(draft)
             elif key == "n":

@@ -25,6 +25,7 @@ from refinery.review.decide import (
     check_row,
     decision_fields,
     draft_decision,
+    from_proposal,
     resolve,
 )
 from refinery.review.feedback import FeedbackEngine
@@ -632,9 +633,14 @@ def test_a_reviewers_ascii_fol_is_stored_in_canonical_symbols() -> None:
 # --- drafts ---------------------------------------------------------------------------------
 
 
-def test_a_draft_starts_from_the_reviewers_fol_else_the_proposal_else_the_original() -> None:
-    assert Draft.start(row()).fol == PROPOSED.split("\n")
+def test_a_draft_starts_from_the_reviewers_fol_else_the_original_never_the_proposal() -> None:
+    # a queued proposal is one the tool could not confirm: never the answer before anyone asks
+    assert Draft.start(row()).fol == ORIGINAL.split("\n")
     assert Draft.start(row(proposed_fol="")).fol == ORIGINAL.split("\n")
+    draft = Draft.start(row())
+    assert from_proposal(row(), draft) and draft.fol == PROPOSED.split("\n")
+    assert draft.label == "False"  # the label stays as it was
+    assert not from_proposal(row(proposed_fol=""), Draft.start(row()))
     mine = "P(rex)\nQ(rex)"
     assert Draft.start(row(final_fol=mine, final_label="True")) == Draft(
         fol=["P(rex)", "Q(rex)"], label="True"

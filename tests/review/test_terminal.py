@@ -115,8 +115,11 @@ def test_work_in_a_terminal_then_apply(tmux: Tmux, workspace: tuple[Path, Path])
     tmux.type(NOTE_203)
     tmux.wait_for(f"saved: {ID_203} accept_proposal")
 
-    # 301: the draft starts from the proposal and the edit line comes pre-filled
+    # 301: the draft starts from the original; "p" takes the proposal in, and the edit line
+    # comes pre-filled
     tmux.wait_for(f"item 2/4 · {ID_301}")
+    tmux.key("p")
+    tmux.wait_for("the draft is now the proposal; e edits it, w saves it.")
     tmux.key("e")
     tmux.wait_for("line to edit (0-")
     tmux.type("2")  # premises[2], as the evidence names it

@@ -9,6 +9,7 @@ without the playwright package, these tests skip and say why.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -151,10 +152,15 @@ def test_an_annotator_session_in_the_browser_then_apply(
     page.keyboard.press("a")
     confirm(page, "True → False", NOTE_203)
 
-    # 301: the boxes start from the proposal; a typo shows a caret and cannot be saved
+    # 301: the boxes start from the original, the proposal shown under it; "p" takes it in,
+    # and a typo then shows a caret and cannot be saved
     on_item(page, ID_301)
     boxes = page.locator(".fol-input")
+    original = [boxes.nth(i).input_value() for i in (0, 2)]
+    assert original != [FIXED_1, PREMISE_3]
+    page.keyboard.press("p")
     assert [boxes.nth(i).input_value() for i in (0, 2)] == [FIXED_1, PREMISE_3]
+    expect(boxes.nth(2)).to_have_class(re.compile(r"\bbad\b"))  # checked live: a lint problem
     page.keyboard.press("e")  # focuses the first box with a problem: premises[2]
     expect(boxes.nth(2)).to_be_focused()
     page.keyboard.press("End")

@@ -145,6 +145,7 @@ def create_app(
         if shown is not None:
             keys = ("id", "seen", "gold", "suggested", "prev_url", "next_url", "next_open_url")
             data |= {k: shown[k] for k in (*keys, "draft_label", "note", "has_proposal")}
+            data["proposed_fol"] = shown["proposed_fol"]
             data["original"] = [f["original"] for f in shown["formulas"]]
         html = templates.get_template("page.html").render(
             view=view, queue=queue.name, csrf=csrf, data=data

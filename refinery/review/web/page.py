@@ -112,9 +112,10 @@ def item_view(
 ) -> dict[str, Any]:
     """Everything the page shows about `row`, one of the filtered rows `listed`.
 
-    The FOL boxes hold the draft (`Draft.start`: the reviewer's own FOL, else the proposal,
-    else the original); beside each premise the proposal shows as an in-line diff against the
-    original. ``seen`` is the row's `decision_version`, which the page sends back with a
+    The FOL boxes hold the draft (`Draft.start`: the reviewer's own FOL, else the original,
+    never the proposal, which the tool could not confirm); beside each premise the proposal
+    shows as an in-line diff against the original, and ``proposed_fol`` is what the page's
+    "edit from the proposal" puts into the boxes. ``seen`` is the row's `decision_version`, which the page sends back with a
     decision so that a concurrent one is caught.
     """
     ids = [r.id for r in listed]
@@ -164,6 +165,7 @@ def item_view(
         "evidence": [visible(line) for line in row.evidence.split("\n") if line.strip()],
         "optional": {k: cell for k, cell in row.cells(OPTIONAL_FIELDS).items() if cell.strip()},
         "background": [f for f in fol_lines(row.background_fol) if f.strip()],
+        "proposed_fol": proposed if len(proposed) == len(draft.fol) else [],
         "has_proposal": any(
             cell.strip() for cell in (row.proposed_fol, row.suggested_label, row.background_fol)
         ),

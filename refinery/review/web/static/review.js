@@ -259,6 +259,16 @@
       box.focus();
       box.setSelectionRange(box.value.length, box.value.length);
     },
+    p: () => {
+      // the proposal into the boxes, to edit: never there by itself (the tool is unsure of it)
+      if (!data.proposed_fol.length) return;
+      boxes.forEach((box, i) => {
+        box.value = data.proposed_fol[i];
+        fit(box);
+      });
+      scheduleCheck();
+      say("the boxes hold the proposal now: edit it, then w saves it");
+    },
     l: chooseLabel,
     n: () => note.focus(),
     j: () => go(data.next_url),
