@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 from headless_chromium import launch
 
-from refinery.review.queue import QueueRow
+from refinery.review.queue import QueueRow, queue_rows
 from refinery.review.record import read_conflicts
-from refinery.review.sheet import read_queue, write_rows
+from refinery.review.sheet import read_queue, write_queue, write_rows
 
+from fakes import queue_outcome
 from review_workflow import (
     FIXED_1,
     ID_203,
@@ -375,4 +376,39 @@ def test_no_formula_is_cut_off_at_any_width(
     assert _cut_off(page) == []
     if SCREENSHOT:
         page.screenshot(path=SCREENSHOT.replace(".png", f"-{width}.png"), full_page=True)
+    assert page.problems == []
+
+
+def test_a_premise_fixed_once_goes_to_the_storys_other_open_items(
+    browser: Any, serve: Any, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    queue = tmp_path / "story.csv"
+    conclusions = {1: ("Bark(rex)", "False"), 2: ("¬Bark(rex)", "True"), 3: ("Bark(rex)", "True")}
+    outcomes = [
+        queue_outcome(n, story_id="s1", original_conclusion_fol=c, gold_label=g,
+                      proposed_premises_fol=None)
+        for n, (c, g) in conclusions.items()
+    ]  # fmt: skip
+    write_queue(queue, queue_rows(outcomes))
+    first = outcomes[0].id
+    page = open_page(browser, serve(queue).url + "&id=" + first)
+    on_item(page, first)
+    expect(page.locator("#story-fix")).to_contain_text("the story's 2 other open item(s)")
+    box = page.locator(".fol-input").nth(0)
+    box.fill("forall x (Dog(x) -> ~Bark(x))")
+    checked(page)
+    box.press("Escape")
+    page.keyboard.press("f")
+    expect(page.locator("#message")).to_contain_text(
+        "story: 1 saved as edits (folio-v2/validation/2)"
+    )
+    expect(page.locator("#message")).to_contain_text(
+        "1 left as drafts to confirm: folio-v2/validation/3 (final label True contradicts"
+    )
+    rows = {r.id: r for r in read_queue(queue)}
+    assert rows[outcomes[1].id].decision == "edit"
+    assert rows[outcomes[2].id].decision == "" and rows[outcomes[2].id].final_fol
+    assert rows[first].decision == ""  # this item is saved on its own, with w
     assert page.problems == []

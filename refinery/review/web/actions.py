@@ -26,9 +26,10 @@ from refinery.review.decide import (
     label_change_text,
 )
 from refinery.review.feedback import Feedback, FeedbackEngine
-from refinery.review.queue import DECISIONS, QueueRow
-from refinery.review.record import DecisionConflict, save_decision
+from refinery.review.queue import DECISIONS, Decision, QueueRow
+from refinery.review.record import DecisionConflict, decision_version, save_decision
 from refinery.review.sheet import read_queue
+from refinery.review.story import story_drafts
 
 #: The page's "save the draft" request: the server decides whether that is an edit or a relabel.
 DRAFT = "draft"
@@ -173,3 +174,43 @@ class Actions:
                 "refused": conflict.refused,
             }
         return 200, {"status": "saved", "decision": saved.decision, "id": item_id}
+
+    def story_fix(self, item_id: str, fol: Sequence[str], reviewer: str) -> Reply:
+        """Carry the premises `fol` rewrites into the story's other open items that hold them.
+
+        Each such item is saved as an ``edit`` when its check needs nobody (no problem, no
+        label change, no label against the provers); otherwise the fix becomes its draft (its
+        ``final_fol``, no decision), shown when the annotator opens it. Replies 200 with the
+        ids ``saved`` and ``drafted`` (each drafted one with why).
+        """
+        rows = read_queue(self.queue)
+        if not any(r.id == item_id for r in rows):
+            return 404, {"status": "refused", "problems": [f"{item_id} is not in the queue"]}
+        canonical = [canonical_symbols(f.strip()) for f in fol]
+        saved: list[str] = []
+        drafted: dict[str, list[str]] = {}
+        note = f"the premise fix of {item_id}, made for its whole story"
+        for other, draft in story_drafts(rows, item_id, canonical):
+            # checked with the item's own note only: a label against the provers needs a
+            # person's reason, which the note this fix leaves is not
+            fields = decision_fields(other, Decision.EDIT, draft)
+            with self._lock:
+                checked = check_decision(other, fields, self.engine)
+            seen = decision_version(other)
+            change = checked.label_change
+            if checked.problems or change is not None:
+                drafted[other.id] = list(checked.problems) or (
+                    [f"the label changes {label_change_text(*change)}"] if change else []
+                )
+                fields = {"final_fol": fields["final_fol"]}
+            else:
+                fields["note"] = fields["note"] or note
+                fields["reviewer"] = reviewer.strip() or self.reviewer
+                fields["decided_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+                saved.append(other.id)
+            try:
+                save_decision(self.queue, other.id, fields, seen=seen)
+            except DecisionConflict as conflict:
+                saved = [i for i in saved if i != other.id]
+                drafted[other.id] = [str(conflict)]
+        return 200, {"status": "applied", "saved": saved, "drafted": drafted}

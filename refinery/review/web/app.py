@@ -62,6 +62,14 @@ class CheckRequest(BaseModel):
     label: str = Field(default="", max_length=40)
 
 
+class StoryFixRequest(BaseModel):
+    """A premise fix for the story's other items (see `Actions.story_fix`)."""
+
+    id: str = Field(max_length=500)
+    fol: list[str] = Field(max_length=500)
+    reviewer: str = Field(default="", max_length=200)
+
+
 class DecideRequest(BaseModel):
     """A decision as the page sends it (see `Actions.decide`)."""
 
@@ -146,6 +154,7 @@ def create_app(
             keys = ("id", "seen", "gold", "suggested", "prev_url", "next_url", "next_open_url")
             data |= {k: shown[k] for k in (*keys, "draft_label", "note", "has_proposal")}
             data["proposed_fol"] = shown["proposed_fol"]
+            data["story_open"] = shown["story_open"]
             data["original"] = [f["original"] for f in shown["formulas"]]
         html = templates.get_template("page.html").render(
             view=view, queue=queue.name, csrf=csrf, data=data
@@ -176,6 +185,11 @@ def create_app(
             seen=body.seen,
             confirm=body.confirm,
         )
+        return JSONResponse(reply, status_code=status)
+
+    @app.post("/api/story-fix")
+    def story_fix(body: StoryFixRequest) -> JSONResponse:
+        status, reply = actions.story_fix(body.id, body.fol, body.reviewer)
         return JSONResponse(reply, status_code=status)
 
     return app

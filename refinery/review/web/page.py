@@ -143,11 +143,18 @@ def item_view(
     # sentences without a formula: shown, not editable
     extra_nl = [visible(s) for s in nl[len(draft.fol) - 1 :]]
     following = [r.id for r in listed[at + 1 :] if not is_decided(r)]
+    story = (row.dataset, row.split, row.story_id)
+    siblings = [
+        r.id
+        for r in listed
+        if r.id != row.id and (r.dataset, r.split, r.story_id) == story and not is_decided(r)
+    ]
     return {
         "id": row.id,
         "dataset": row.dataset,
         "split": row.split,
         "story_id": row.story_id,
+        "story_open": siblings,  # the story's other open items: a premise fix may go to them
         "reasons": reasons_of(row),
         "cause": row.cause,
         "cause_evidence": visible(row.cause_evidence),

@@ -269,6 +269,29 @@
       scheduleCheck();
       say("the boxes hold the proposal now: edit it, then w saves it");
     },
+    f: async () => {
+      // the premises edited here, for every other open item of the story that holds them
+      if (!data.story_open.length) return;
+      say("fixing the story…");
+      const [status, reply] = await post("/api/story-fix", {
+        id: data.id,
+        fol: boxes.map((box) => box.value),
+        reviewer: reviewer.value.trim(),
+      });
+      if (status !== 200) {
+        say("not applied: " + (reply.problems || [reply.error || status]).join("\n"), "bad");
+        return;
+      }
+      const drafted = Object.entries(reply.drafted).map(([id, why]) => `${id} (${why.join("; ")})`);
+      say(
+        `story: ${reply.saved.length} saved as edits` +
+          (reply.saved.length ? ` (${reply.saved.join(", ")})` : "") +
+          `; ${drafted.length} left as drafts to confirm` +
+          (drafted.length ? `: ${drafted.join(", ")}` : "") +
+          (reply.saved.length + drafted.length ? "" : " (none holds these premises)"),
+        "good",
+      );
+    },
     l: chooseLabel,
     n: () => note.focus(),
     j: () => go(data.next_url),
