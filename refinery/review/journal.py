@@ -53,19 +53,30 @@ def append_journal(queue: str | os.PathLike[str], rows: Iterable[QueueRow]) -> N
 
 def read_journal(queue: str | os.PathLike[str]) -> dict[str, QueueRow]:
     """Each item's last journaled row; a line a killed writer left torn is skipped."""
+    return {row.id: row for _, row in _entries(queue)}
+
+
+def history(queue: str | os.PathLike[str], item_id: str) -> list[tuple[str, QueueRow]]:
+    """Every version of `item_id`'s decision the journal holds, oldest first, with when it
+    was written."""
+    return [(at, row) for at, row in _entries(queue) if row.id == item_id]
+
+
+def _entries(queue: str | os.PathLike[str]) -> list[tuple[str, QueueRow]]:
     path = journal_path(queue)
     if not path.is_file():
-        return {}
-    last: dict[str, QueueRow] = {}
+        return []
+    found = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            cells = json.loads(line)["row"]
+            entry = json.loads(line)
+            cells = entry["row"]
             row = QueueRow.from_cells({c: str(cells.get(c, "")) for c in COLUMNS})
         except (ValueError, KeyError, TypeError, AttributeError):
-            continue
+            continue  # a line a killed writer left torn
         if row.id:
-            last[row.id] = row
-    return last
+            found.append((str(entry.get("at", "")), row))
+    return found
 
 
 def _decided(row: QueueRow) -> bool:

@@ -1,5 +1,6 @@
 """A premise fix made once for a story: carried into the story's other open items that hold the
-premise, each checked by the real provers, saved where nothing needs a person, else drafted."""
+premise, each checked by the real provers, saved where nothing needs a person, else drafted;
+and undo, from the decision journal."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pytest
 
 from refinery.prove.verdict import Budget
 from refinery.review.feedback import FeedbackEngine
+from refinery.review.journal import history
 from refinery.review.queue import QueueRow, queue_rows
+from refinery.review.record import decision_version, save_decision
 from refinery.review.sheet import read_queue, write_queue
 from refinery.review.story import story_drafts
 from refinery.review.web.actions import Actions
@@ -82,3 +85,28 @@ def test_each_item_is_saved_only_where_the_provers_need_no_person(
     assert after["3"].decision == "" and after["3"].final_fol.split("\n")[0] == FIX
     assert after["1"].decision == "" and after["1"].final_fol == ""  # saved on its own (w)
     assert (after["4"].final_fol, after["5"].final_fol) == ("", "")
+
+
+def test_undo_puts_back_the_version_before_the_last_and_again_redoes(
+    queue: Path, tmp_path: Path
+) -> None:
+    engine = FeedbackEngine(build_provers(["z3"]), Budget(seconds=5), tmp_path / "v")
+    actions = Actions(queue, engine, reviewer="ann")
+    target = by_id(queue)["2"]
+    status, reply = actions.undo(target.id, decision_version(target))
+    assert (status, reply["status"]) == (422, "refused")  # nothing saved yet: nothing to undo
+    save_decision(queue, target.id, {"decision": "keep_original", "reviewer": "ann"})
+    save_decision(queue, target.id, {"decision": "skip", "reviewer": "bob"})
+
+    status, reply = actions.undo(target.id, decision_version(by_id(queue)["2"]))
+    assert (status, reply["decision"]) == (200, "keep_original")
+    assert (by_id(queue)["2"].decision, by_id(queue)["2"].reviewer) == ("keep_original", "ann")
+    status, reply = actions.undo(target.id, decision_version(by_id(queue)["2"]))
+    assert (status, reply["decision"]) == (200, "skip")  # undone again: the skip is back
+    assert [r.decision for _, r in history(queue, target.id)] == [
+        "keep_original", "skip", "keep_original", "skip"
+    ]  # fmt: skip
+    # a stale page (another annotator decided since) undoes nothing
+    status, reply = actions.undo(target.id, decision_version(target))
+    assert (status, reply["status"]) == (409, "conflict")
+    assert by_id(queue)["2"].decision == "skip"

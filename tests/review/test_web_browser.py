@@ -412,3 +412,28 @@ def test_a_premise_fixed_once_goes_to_the_storys_other_open_items(
     assert rows[outcomes[2].id].decision == "" and rows[outcomes[2].id].final_fol
     assert rows[first].decision == ""  # this item is saved on its own, with w
     assert page.problems == []
+
+
+def test_a_saved_decision_shows_in_the_history_and_u_undoes_it(
+    browser: Any, serve: Any, sample_run: Path, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    _, queue = copy_sample(sample_run, tmp_path)
+    url = serve(queue).url
+    page = open_page(browser, url + "&id=" + ID_1301, "ann")
+    on_item(page, ID_1301)
+    expect(page.locator("#undo")).to_be_disabled()  # nothing saved yet
+    page.keyboard.press("s")
+    expect(page.locator("#item-id")).not_to_have_text(ID_1301)
+    assert {r.id: r.decision for r in read_queue(queue)}[ID_1301] == "skip"
+
+    page.goto(url.split("?")[0] + "?id=" + ID_1301)
+    on_item(page, ID_1301)
+    expect(page.locator("#history")).to_contain_text("history: 1 saved version(s)")
+    page.locator("#history summary").click()
+    expect(page.locator("#history li")).to_have_text(re.compile(r": skip by ann$"))
+    page.keyboard.press("u")
+    expect(page.locator("#history")).to_contain_text("history: 2 saved version(s)")
+    assert {r.id: r.decision for r in read_queue(queue)}[ID_1301] == ""
+    assert page.problems == []

@@ -26,7 +26,8 @@ from refinery.review.decide import (
     label_change_text,
 )
 from refinery.review.feedback import Feedback, FeedbackEngine
-from refinery.review.queue import DECISIONS, Decision, QueueRow
+from refinery.review.journal import history
+from refinery.review.queue import DECISION_COLUMNS, DECISIONS, Decision, QueueRow, same_decision
 from refinery.review.record import DecisionConflict, decision_version, save_decision
 from refinery.review.sheet import read_queue
 from refinery.review.story import story_drafts
@@ -174,6 +175,27 @@ class Actions:
                 "refused": conflict.refused,
             }
         return 200, {"status": "saved", "decision": saved.decision, "id": item_id}
+
+    def undo(self, item_id: str, seen: str) -> Reply:
+        """Put back the item's decision as it was before the last one saved (the journal's
+        version before it; none: undecided). Pressed again, it redoes. Replies 200 ``undone``
+        with the decision now in force, 422 when the item holds no saved decision to undo, 409
+        when another annotator decided it since `seen`."""
+        row = self.row(item_id)
+        if row is None:
+            return 404, {"status": "refused", "problems": [f"{item_id} is not in the queue"]}
+        versions = [r for _, r in history(self.queue, item_id)]
+        mine = row.cells(DECISION_COLUMNS)
+        if not versions or not same_decision(versions[-1].cells(), mine):
+            problem = "no decision of this page's to undo: the journal does not hold this one"
+            return 422, {"status": "refused", "problems": [problem]}
+        before = versions[-2].cells(DECISION_COLUMNS) if len(versions) > 1 else {}
+        restored = {c: before.get(c, "") for c in DECISION_COLUMNS}
+        try:
+            saved = save_decision(self.queue, item_id, restored, seen=seen)
+        except DecisionConflict as conflict:
+            return 409, {"status": "conflict", "message": str(conflict)}
+        return 200, {"status": "undone", "decision": saved.decision, "id": item_id}
 
     def story_fix(self, item_id: str, fol: Sequence[str], reviewer: str) -> Reply:
         """Carry the premises `fol` rewrites into the story's other open items that hold them.

@@ -33,10 +33,11 @@ from pydantic import BaseModel, Field
 
 from refinery.errors import DataError, RefineryError
 from refinery.review.feedback import FeedbackEngine
+from refinery.review.journal import history
 from refinery.review.record import read_conflicts
 from refinery.review.sheet import read_queue
 from refinery.review.web.actions import Actions
-from refinery.review.web.page import Filters, page_view
+from refinery.review.web.page import Filters, history_view, page_view
 
 COOKIE = "refinery_token"
 _STATIC = {"review.js": "text/javascript", "review.css": "text/css"}
@@ -60,6 +61,13 @@ class CheckRequest(BaseModel):
     id: str = Field(max_length=500)
     fol: list[str] = Field(max_length=500)
     label: str = Field(default="", max_length=40)
+
+
+class UndoRequest(BaseModel):
+    """Undo the item's last saved decision (see `Actions.undo`)."""
+
+    id: str = Field(max_length=500)
+    seen: str = Field(max_length=64)
 
 
 class StoryFixRequest(BaseModel):
@@ -149,10 +157,13 @@ def create_app(
             read_queue(queue), Filters(reason, reviewer_filter), item, read_conflicts(queue)
         )
         shown = view["item"]
+        if shown is not None:
+            shown["history"] = history_view(history(queue, shown["id"]))
         data: dict[str, Any] = {"reviewer": reviewer, "empty": shown is None}
         if shown is not None:
             keys = ("id", "seen", "gold", "suggested", "prev_url", "next_url", "next_open_url")
             data |= {k: shown[k] for k in (*keys, "draft_label", "note", "has_proposal")}
+            data["decided"] = bool(shown["decision"]["decision"])
             data["proposed_fol"] = shown["proposed_fol"]
             data["story_open"] = shown["story_open"]
             data["original"] = [f["original"] for f in shown["formulas"]]
@@ -185,6 +196,11 @@ def create_app(
             seen=body.seen,
             confirm=body.confirm,
         )
+        return JSONResponse(reply, status_code=status)
+
+    @app.post("/api/undo")
+    def undo(body: UndoRequest) -> JSONResponse:
+        status, reply = actions.undo(body.id, body.seen)
         return JSONResponse(reply, status_code=status)
 
     @app.post("/api/story-fix")

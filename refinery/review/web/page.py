@@ -191,6 +191,20 @@ def item_view(
     }
 
 
+def history_view(entries: Sequence[tuple[str, QueueRow]]) -> list[dict[str, str]]:
+    """An item's journaled decisions, newest first, as the page lists them."""
+    return [
+        {
+            "at": visible(row.decided_at.strip() or at),
+            "decision": visible(row.decision.strip() or "(undecided)"),
+            "label": visible(row.final_label),
+            "reviewer": visible(row.reviewer),
+            "note": visible(row.note),
+        }
+        for at, row in reversed(entries)
+    ]
+
+
 def page_view(
     rows: Sequence[QueueRow],
     filters: Filters,

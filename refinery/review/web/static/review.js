@@ -269,6 +269,15 @@
       scheduleCheck();
       say("the boxes hold the proposal now: edit it, then w saves it");
     },
+    u: async () => {
+      const [, reply] = await post("/api/undo", { id: data.id, seen: data.seen });
+      if (reply.status === "undone") {
+        leaving = true;
+        window.location.reload(); // the item as the queue now has it, history and all
+      } else {
+        say("not undone: " + (reply.problems || [reply.message || "?"]).join("\n"), "bad");
+      }
+    },
     f: async () => {
       // the premises edited here, for every other open item of the story that holds them
       if (!data.story_open.length) return;
