@@ -23,7 +23,17 @@ from refinery.review.web.app import create_app, serve
 from refinery.review.web.page import OPEN, Filters, page_view
 from vampire.registry import build_provers
 
-from review_workflow import ID_203, ID_301, ID_1201, NOTE_203, PREMISE_3, TYPO_3, WHY_203
+from review_workflow import (
+    FIXED_1,
+    ID_203,
+    ID_301,
+    ID_1201,
+    ID_1301,
+    NOTE_203,
+    PREMISE_3,
+    TYPO_3,
+    WHY_203,
+)
 
 LOCAL = "http://127.0.0.1:8765"
 HOSTILE = '"><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
@@ -179,11 +189,13 @@ def test_a_decision_made_meanwhile_is_a_conflict(queue: Path, engine: FeedbackEn
 # --- the page's view ------------------------------------------------------------------------
 
 
-def test_the_view_starts_from_the_proposal_and_walks_the_filtered_items(queue: Path) -> None:
+def test_the_view_starts_from_the_original_and_walks_the_filtered_items(queue: Path) -> None:
     rows = read_queue(queue)
     view = page_view(rows, Filters(), ID_301)
     item = view["item"]
     assert item["position"] == 2 and item["count"] == 4
+    assert [f["draft"] for f in item["formulas"]] == [f["original"] for f in item["formulas"]]
+    assert item["proposed_fol"][0] == FIXED_1 != item["formulas"][0]["draft"]
     assert [f["draft"] for f in item["formulas"]][2] == PREMISE_3
     assert item["formulas"][0]["proposal"][-1] == ("ins", ")")
     assert item["critique"][0].startswith("premises[0]: unbalanced_parentheses")
@@ -198,6 +210,19 @@ def test_the_view_starts_from_the_proposal_and_walks_the_filtered_items(queue: P
     assert page_view(rows, Filters(reason="lint_error"))["item"]["id"] == ID_301
     assert page_view(rows, Filters(reviewer="nobody"))["item"] is None
     assert page_view(rows, Filters(reviewer=OPEN))["shown"] == 4
+    # a search: every word, any case, in the id, sentences, formulas, critique or note
+    found = page_view(rows, Filters(text="1301"))
+    assert (found["shown"], found["item"]["id"]) == (1, ID_1301)
+    words = page_view(rows, Filters(text="PASSENGERS compensated"))
+    both = [
+        r.id
+        for r in rows
+        if {"passengers", "compensated"}
+        <= set(r.original_fol.casefold().replace("(", " ").replace(")", " ").split())
+    ]
+    assert words["shown"] == len(both) >= 1 and words["item"]["id"] in both
+    assert page_view(rows, Filters(text="passengers nowhere-at-all"))["shown"] == 0
+    assert Filters(text="a b").url(ID_301) == "/?q=a+b&id=" + ID_301.replace("/", "%2F")
 
 
 @pytest.mark.prover

@@ -437,3 +437,22 @@ def test_a_saved_decision_shows_in_the_history_and_u_undoes_it(
     expect(page.locator("#history")).to_contain_text("history: 2 saved version(s)")
     assert {r.id: r.decision for r in read_queue(queue)}[ID_1301] == ""
     assert page.problems == []
+
+
+def test_a_search_walks_only_the_items_that_hold_its_words(
+    browser: Any, serve: Any, sample_run: Path, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    _, queue = copy_sample(sample_run, tmp_path)
+    page = open_page(browser, serve(queue).url)
+    page.fill("#filter-q", "1301")
+    page.press("#filter-q", "Enter")
+    on_item(page, ID_1301)
+    assert "q=1301" in page.url
+    expect(page.locator("#filter-q")).to_have_value("1301")
+    expect(page.locator("button[data-key=j]")).to_be_disabled()  # the only item found
+    page.fill("#filter-q", "no such words anywhere")
+    page.press("#filter-q", "Enter")
+    expect(page.locator("p.empty")).to_contain_text("Nothing matches these filters (0 items)")
+    assert page.problems == []

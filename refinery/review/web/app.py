@@ -152,10 +152,10 @@ def create_app(
         item: str = Query("", alias="id", max_length=500),
         reason: str = Query("", max_length=200),
         reviewer_filter: str = Query("", alias="reviewer", max_length=200),
+        search: str = Query("", alias="q", max_length=200),
     ) -> HTMLResponse:
-        view = page_view(
-            read_queue(queue), Filters(reason, reviewer_filter), item, read_conflicts(queue)
-        )
+        filters = Filters(reason, reviewer_filter, search)
+        view = page_view(read_queue(queue), filters, item, read_conflicts(queue))
         shown = view["item"]
         if shown is not None:
             shown["history"] = history_view(history(queue, shown["id"]))

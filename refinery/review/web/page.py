@@ -40,23 +40,45 @@ def is_decided(row: QueueRow) -> bool:
     return row.decision.strip() in DECISIONS
 
 
+#: What a search looks through: the item's id, story, sentences, formulas, critique and note.
+SEARCHED = (
+    "id",
+    "story_id",
+    "nl_premises",
+    "conclusion",
+    "original_fol",
+    "proposed_fol",
+    "cause",
+    "critique",
+    "findings",
+    "note",
+)
+
+
 @dataclass(frozen=True)
 class Filters:
-    """Which items the page walks through: by reason, and by reviewer (`OPEN`: undecided)."""
+    """Which items the page walks through: by reason, by reviewer (`OPEN`: undecided), and by
+    a search (`text`: every word of it, in any case, somewhere in the `SEARCHED` cells)."""
 
     reason: str = ""
     reviewer: str = ""
+    text: str = ""
 
     def matches(self, row: QueueRow) -> bool:
         if self.reason and self.reason not in reasons_of(row):
             return False
+        if self.text.strip():
+            haystack = " ".join(row.cells(SEARCHED).values()).casefold()
+            if not all(word in haystack for word in self.text.casefold().split()):
+                return False
         if self.reviewer == OPEN:
             return not is_decided(row)
         return not self.reviewer or (is_decided(row) and row.reviewer.strip() == self.reviewer)
 
     def url(self, item_id: str | None = None) -> str:
         """The page's address for `item_id` under these filters (``/?…``)."""
-        query = {"reason": self.reason, "reviewer": self.reviewer, "id": item_id or ""}
+        query = {"reason": self.reason, "reviewer": self.reviewer, "q": self.text.strip(),
+                 "id": item_id or ""}  # fmt: skip
         return "/?" + urlencode({k: v for k, v in query.items() if v})
 
 
@@ -220,7 +242,7 @@ def page_view(
     item_conflicts = [c for c in conflicts if row is not None and c.get("id") == row.id]
     reviewers = sorted({r.reviewer.strip() for r in rows if is_decided(r)} - {""})
     return {
-        "filters": {"reason": filters.reason, "reviewer": filters.reviewer},
+        "filters": {"reason": filters.reason, "reviewer": filters.reviewer, "q": filters.text},
         "reasons": sorted({c for r in rows for c in reasons_of(r)}),
         "reviewers": [OPEN, *reviewers],
         "progress": progress(rows),
