@@ -107,10 +107,16 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
         # result, and no traceback (it is no crash); `refinery refine` prints it, exit 2
         get_run_logger().error(str(err))
         return cast(dict[str, Any], Failed(message=str(err), data=err))
-    publish_artifacts_task(finished.outcomes, finished.report["markdown"])
     assert finished.changes is not None  # the flow always compares with the previous run
     failure = finished.failure()
-    publish_changes_task(finished.changes, failure, finished.outcomes)
+    try:
+        publish_artifacts_task(finished.outcomes, finished.report["markdown"])
+        publish_changes_task(finished.changes, failure, finished.outcomes)
+    except Exception as exc:  # noqa: BLE001 - the run is complete: its artifacts are extras
+        get_run_logger().warning(
+            f"the run is complete in {finished.settings.out_dir}, but its Prefect artifacts "
+            f"could not be published ({type(exc).__name__}: {exc})"
+        )
     summary = finished.summary()
     # one line for the flow's log; the summary itself is the `refine-outcomes-<dataset>-<split>` artifact (and
     # what `refinery refine` prints once)

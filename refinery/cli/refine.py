@@ -16,6 +16,7 @@ from typing import Any
 
 from refinery import config
 from refinery.cli.options import Args, make_command, option, refine_options, refine_settings
+from refinery.errors import RefineryError
 
 
 def run(args: Args) -> int:
@@ -48,7 +49,11 @@ def run(args: Args) -> int:
     if args.no_prefect:
         summary, failure = _here(settings, console, args.quiet)
     else:
-        summary, failure = _flow(settings, console, args.quiet)
+        try:
+            summary, failure = _flow(settings, console, args.quiet)
+        except APILostAfterRun as lost:
+            print(f"refinery: warning: {lost}", file=sys.stderr)
+            return 0
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
     else:
@@ -87,11 +92,11 @@ def _flow(settings: Any, console: Any, quiet: bool) -> tuple[dict[str, Any], str
         ):
             state = refine_flow(settings, return_state=True)
     except Exception as exc:
-        _refuse_api_loss(exc)
+        _refuse_api_loss(exc, settings)
         raise
     summary = state.result(raise_on_failure=False)
     if isinstance(summary, BaseException):
-        _refuse_api_loss(summary)
+        _refuse_api_loss(summary, settings)
         raise summary  # a crash, not a verdict on the data: let it show
     return summary, state.message if state.is_failed() else None
 
@@ -109,18 +114,41 @@ def _lost_api(exc: BaseException) -> BaseException | None:
     return None
 
 
-def _refuse_api_loss(exc: BaseException) -> None:
+def _refuse_api_loss(exc: BaseException, settings: Any) -> None:
     """One line instead of Prefect's tracebacks when the run lost its API (the server killed,
-    the network gone): the run did not finish, so its folder and the queue are as they were."""
-    from refinery.errors import RefineryError
-
+    the network gone). Lost on the way, the run did not finish, so its folder and the queue are
+    as they were (`RefineryError`); lost only once its folder was in place, the run is complete
+    and Prefect merely has no record of its end (`APILostAfterRun`: a warning, exit 0)."""
     lost = _lost_api(exc)
-    if lost is not None:
-        raise RefineryError(
-            f"the Prefect API stopped answering during the run ({type(lost).__name__}: {lost}); "
-            "the run did not finish, and its folder and the review queue are as they were: "
-            "run it again"
-        ) from None
+    if lost is None:
+        return
+    why = f"the Prefect API stopped answering during the run ({type(lost).__name__}: {lost})"
+    done = _complete_run(settings)
+    if done is not None:
+        raise APILostAfterRun(
+            f"{why}; the run is complete in {done}, but Prefect has no record of its end"
+        )
+    raise RefineryError(
+        f"{why}; the run did not finish, and its folder and the review queue are as they "
+        "were: run it again"
+    ) from None
+
+
+class APILostAfterRun(RefineryError):
+    """The Prefect API was lost after the run's folder was in place: the run is complete
+    (`run` prints it as a warning and exits 0)."""
+
+
+def _complete_run(settings: Any) -> Path | None:
+    """The run's folder, when it is in place and complete (its id is known before it starts)."""
+    from refinery.runs import incomplete_reason
+
+    if settings.out_dir:
+        found = [Path(settings.out_dir)]
+    else:
+        runs = Path(settings.runs_dir or config.DEFAULT_RUNS_DIR)
+        found = sorted(runs.glob(f"*/*/{settings.run_id}"))
+    return next((f for f in found if f.is_dir() and incomplete_reason(f) is None), None)
 
 
 @contextlib.contextmanager

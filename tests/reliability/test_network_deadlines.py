@@ -83,3 +83,23 @@ def test_a_push_to_a_hub_that_never_answers_fails_within_the_deadline(
     with pytest.raises(RefineryError, match="failed while creating the repository: .*Timeout"):
         publish.push(api, publish.plan_push(out))
     assert time.monotonic() - started < 30  # the client retries a few times, each bounded
+
+
+def test_an_api_lost_after_the_run_is_in_place_is_a_warning_not_a_failure(
+    sample_run: Path, tmp_path: Path
+) -> None:
+    import httpx
+
+    from refinery.cli.refine import APILostAfterRun, _refuse_api_loss
+    from refinery.pipeline import RefineSettings
+
+    lost = RuntimeError("task failed")
+    lost.__cause__ = httpx.ConnectError("[Errno 111] Connection refused")
+    complete = RefineSettings(source=str(SAMPLE), out_dir=str(sample_run))
+    with pytest.raises(APILostAfterRun, match=f"the run is complete in {sample_run}, but Prefect"):
+        _refuse_api_loss(lost, complete)
+    unfinished = RefineSettings(source=str(SAMPLE), out_dir=str(tmp_path / "never"))
+    with pytest.raises(RefineryError, match="the run did not finish") as err:
+        _refuse_api_loss(lost, unfinished)
+    assert not isinstance(err.value, APILostAfterRun)
+    _refuse_api_loss(RuntimeError("a crash, not the API"), unfinished)  # not ours to reword
