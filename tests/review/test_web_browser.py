@@ -8,6 +8,7 @@ without the playwright package, these tests skip and say why.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -331,16 +332,19 @@ def test_hostile_strings_render_as_text_and_run_nothing(
 LONG_PREMISE = "∀x (" + " ∧ ".join(f"Feature{i}(x)" for i in range(40)) + " → Dog(x))"
 
 
+_OVERFLOWING = """() => [...document.querySelectorAll(".fol-input")]
+    .map((b, i) => [i, b.scrollWidth > b.clientWidth + 1 || b.scrollHeight > b.clientHeight + 2])
+    .filter(([, cut]) => cut).map(([i]) => i)"""
+
+
 def _cut_off(page: Any) -> list[int]:
-    """The formula boxes whose text overflows them (hidden on the right or below)."""
-    return list(
-        page.evaluate(
-            """() => [...document.querySelectorAll(".fol-input")]
-                .map((b, i) => [i, b.scrollWidth > b.clientWidth + 1
-                                    || b.scrollHeight > b.clientHeight + 2])
-                .filter(([, cut]) => cut).map(([i]) => i)"""
-        )
-    )
+    """The formula boxes whose text overflows them (hidden on the right or below), once the
+    page has laid them out: a busy machine may take a few frames after a resize."""
+    from playwright.sync_api import TimeoutError as StillCut
+
+    with contextlib.suppress(StillCut):  # still cut off after the wait: the assert says which
+        page.wait_for_function(f"() => ({_OVERFLOWING})().length === 0", timeout=10_000)
+    return list(page.evaluate(_OVERFLOWING))
 
 
 @pytest.mark.parametrize("width", [1000, 1400])

@@ -345,6 +345,19 @@
     fit(box);
   }
   window.addEventListener("resize", () => boxes.forEach(fit));
+  // a box whose width changes without the window's (the layout settling, a wrapped header)
+  // is fitted again, in the next frame: resizing it inside the observer's own callback would
+  // leave the observer notifications it cannot deliver
+  const widths = new WeakMap();
+  const observer = new ResizeObserver((entries) => {
+    for (const entry of entries) {
+      const box = entry.target;
+      if (widths.get(box) === box.clientWidth) continue;
+      widths.set(box, box.clientWidth);
+      requestAnimationFrame(() => fit(box));
+    }
+  });
+  boxes.forEach((box) => observer.observe(box));
   window.addEventListener("beforeunload", (event) => {
     if (dirty() && !leaving) event.preventDefault();
   });
