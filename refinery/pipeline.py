@@ -508,7 +508,8 @@ def finish_run(settings: RefineSettings, outcomes: Sequence[Outcome]) -> dict[st
 
     assert settings.out_dir and settings.review_path, "call resolve_outputs first"
     runs.finish(Path(settings.out_dir))
-    rows, key = queue_rows([o for o in outcomes if o.queued]), queue_key(settings.state_dir, True)
+    rows = queue_rows([o for o in outcomes if o.queued])
+    key = queue_key(settings.state_dir, create=True)
     merge = write_queue(Path(settings.review_path), rows, key=key)
     return dataclasses.asdict(merge)
 

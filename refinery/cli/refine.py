@@ -7,7 +7,6 @@ with one line: the source, the options (through `RefineSettings`) and the LLM en
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -88,7 +87,6 @@ def _flow(settings: Any, console: Any, quiet: bool) -> tuple[dict[str, Any], str
             temporary_api(),  # a server that ends with the run, unless Prefect names one
             terminal(console, enabled=not quiet) as stage,
             listening(stage),
-            _api_loss_said_once(),
         ):
             state = refine_flow(settings, return_state=True)
     except Exception as exc:
@@ -149,26 +147,6 @@ def _complete_run(settings: Any) -> Path | None:
         runs = Path(settings.runs_dir or config.DEFAULT_RUNS_DIR)
         found = sorted(runs.glob(f"*/*/{settings.run_id}"))
     return next((f for f in found if f.is_dir() and incomplete_reason(f) is None), None)
-
-
-@contextlib.contextmanager
-def _api_loss_said_once() -> Any:
-    """Keep Prefect's loggers from printing a traceback for a lost API: `_refuse_api_loss`
-    says it in one line."""
-    import logging
-
-    def keep(record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        return error is None or _lost_api(error) is None
-
-    loggers = [logging.getLogger(n) for n in ("prefect.flow_runs", "prefect.task_runs")]
-    for logger in loggers:
-        logger.addFilter(keep)
-    try:
-        yield
-    finally:
-        for logger in loggers:
-            logger.removeFilter(keep)
 
 
 def _quiet_libraries(*, verbose: bool) -> None:

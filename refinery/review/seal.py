@@ -21,7 +21,7 @@ from refinery.review.queue import tool_text
 KEY_FILE = "queue.key"
 
 
-def queue_key(state: str | os.PathLike[str], create: bool = False) -> bytes | None:
+def queue_key(state: str | os.PathLike[str], *, create: bool = False) -> bytes | None:
     """The state folder's sealing key; made (0600) when `create` and there is none, else None."""
     path = Path(state) / KEY_FILE
     try:
