@@ -382,7 +382,56 @@ def test_review_queue_lists_evidence(md: str, page: str) -> None:
     queue = _section(md, "Review queue (4 items)\n")
     assert "| [f/3](#item-f-3) | needs_review | prover_disagreement | Uncertain | (none) | (none) | 1.00 | (no evidence: nothing proved) |" in queue  # fmt: skip
     assert "| [f/4](#item-f-4) | needs_review | label_mismatch | True | False | False | 0.20 | proves its negation: premises[0] (z3) |" in queue  # fmt: skip
-    assert "<td>proves its negation: premises[0] (z3)</td>" in page
+    assert '<td><div class="line">proves its negation: premises[0] (z3)</div></td>' in page
+
+
+class _Cells(HTMLParser):
+    """The text of every cell of the report's countermodel tables, table by table."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self._in = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table" and "model" in (dict(attrs).get("class") or ""):
+            self.tables.append([])
+            self._in = 1
+        elif tag == "tr" and self._in:
+            self.tables[-1].append([])
+        elif tag in ("td", "th") and self._in:
+            self.tables[-1][-1].append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._in = 0
+
+    def handle_data(self, data: str) -> None:
+        if self._in and self.tables[-1] and self.tables[-1][-1]:
+            self.tables[-1][-1][-1] += data.strip()
+
+
+def test_a_countermodel_is_shown_as_small_tables(tmp_path: Path) -> None:
+    line = (
+        "the conclusion can fail: domain {mara, rex}; max = rex; Dog(rex); ¬Bark(rex); "
+        "Owns(mara, rex); Cat = {} — all premises hold and the conclusion fails (z3)"
+    )
+    item = Outcome.from_dict(
+        {**STORY, "id": "m/1", "status": "needs_review", "reason": "label_mismatch",
+         "gold_label": "True", "prover_label": "Uncertain", "evidence": line}
+    )  # fmt: skip
+    written = write_report(tmp_path, outcomes=[item], edits=[], validations={}, meta=META)
+    cells = _Cells()
+    cells.feed(written["html"].read_text(encoding="utf-8"))
+    # the item's own section shows the tables; the queue table folds them: two copies
+    assert len(cells.tables) == 4
+    unary, owns = cells.tables[2:]
+    assert unary == [["element", "mara", "rex"], ["Bark", "✗", "✗"], ["Dog", "✗", "✓"],
+                     ["nothing", "Cat"]]  # fmt: skip
+    assert owns == [["Owns", "mara", "rex"], ["mara", "✗", "✓"], ["rex", "✗", "✗"]]
+    assert "rex is also max" in written["html"].read_text(encoding="utf-8")
+    md = written["markdown"].read_text(encoding="utf-8")
+    assert "\n      Dog   ✗     ✓\n" in md and "\n      Owns  mara  rex\n" in md
 
 
 def test_validations(md: str) -> None:

@@ -235,3 +235,46 @@ def test_a_report_of_many_items_opens_folded_and_pages_its_tables(
     overflow = page.evaluate("() => document.documentElement.scrollWidth > innerWidth + 1")
     assert overflow is False
     context.close()
+
+
+def test_every_countermodel_is_a_table_that_says_what_its_line_says(
+    browser: Any, folio_run: FolioRun
+) -> None:
+    """Real FOLIO v2 countermodels at 1,000 px: one set of tables per evidence line, each cell
+    the line's own truth value, every item opened at once without a sideways scroll bar."""
+    from refinery.prove.model_table import read
+
+    expected: dict[str, list[list[str]]] = {}
+    for o in folio_run.outcomes:
+        tables = [t for t in map(read, o.evidence.splitlines()) if t is not None]
+        if tables:
+            # each model's one-place rows (the predicate, a cell per element), then each grid's
+            # rows (the first argument, a cell per second argument)
+            expected[o.id] = [
+                [
+                    *(c for r in t.unary for c in (r.name, *r.cells)),
+                    *(
+                        c
+                        for g in t.binary
+                        for e, row in zip(t.elements, g.cells, strict=True)
+                        for c in (e, *row)
+                    ),
+                ]
+                for t in tables
+            ]
+    assert len(expected) >= 10, "FOLIO v2 validation has countermodels to show"
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(folio_run.report.as_uri())
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    shown = page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('section.item')]
+            .filter(s => s.querySelector('ul.evidence table.model'))
+            .map(s => [s.dataset.id, [...s.querySelectorAll('ul.evidence div.model')].map(m =>
+                [...m.querySelectorAll('tr.unary > *, table.grid tbody tr > *')].map(c => c.textContent.trim()))]))"""
+    )
+    assert shown == expected
+    overflow = page.evaluate("() => document.documentElement.scrollWidth > innerWidth + 1")
+    assert overflow is False
+    context.close()

@@ -23,6 +23,7 @@ from refinery import runs
 from refinery.agents.models import ErrorClass
 from refinery.outcomes import Outcome
 from refinery.outputs import atomic_write, atomic_write_text
+from refinery.prove import model_table
 from refinery.report.data import NONE, STATUSES, summarise
 from refinery.report.diff import changes
 from refinery.report.figures import CONFUSION, ERROR_CLASSES, figures
@@ -185,6 +186,7 @@ def _templates() -> Environment:
         code=md_code,
         change=md_change,
         changes=changes,
+        model_table=model_table.read,
     )
     return env
 

@@ -18,6 +18,7 @@ from refinery.labels import GOLD_LABELS, normalize_gold_label
 from refinery.logic.diagnostics import Issue
 from refinery.logic.errors import SyntaxProblem
 from refinery.prove.cache import VerdictCache
+from refinery.prove.model_table import why
 from refinery.prove.verdict import Budget, Prover
 from refinery.review.queue import QueueRow
 
@@ -69,7 +70,7 @@ class Feedback:
         per = ", ".join(f"{k}={v}" for k, v in sorted(self.labels.items()))
         agreed = self.label or "no agreed label"
         lines.append(f"provers: {agreed} ({per}; {self.agreement})")
-        lines += [f"  why: {line}" for line in self.evidence]
+        lines += [f"  why: {why(line)}" for line in self.evidence]
         return "\n".join(lines)
 
 

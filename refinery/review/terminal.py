@@ -35,6 +35,7 @@ from pathlib import Path
 from refinery.labels import normalize_gold_label
 from refinery.logic.parse import canonical_symbols
 from refinery.outputs import visible
+from refinery.prove.model_table import why
 from refinery.review.decide import (
     GUIDELINES,
     Draft,
@@ -339,11 +340,11 @@ class ReviewSession:
         w(f"Suggested label: {suggested}")
         for line in (row.evidence or "").split("\n"):
             if line:
-                w(f"  why: {line}")
+                w(f"  why: {why(line)}")
         if row.critique:
             w(f"Critique: {row.critique}")
         if row.proposed_fol.strip():
-            w("Proposed edit (your draft starts from it):")
+            w("Proposed edit (not confirmed by the tool; p takes it into your draft):")
             for line in _diff(fol, fol_lines(row.proposed_fol)):
                 w(f"  {line}")
         else:
@@ -357,7 +358,10 @@ class ReviewSession:
             w("Your saved FOL (the draft starts from it):")
             for line in _diff(fol, draft.fol):
                 w(f"  {line}")
-        w("[a]ccept [k]eep [e]dit [l]abel [n]ote [w]rite decision [s]kip [j]next [b]ack [q]uit [?]")
+        w(
+            "[a]ccept [k]eep [e]dit [p]roposal to draft [l]abel [n]ote [w]rite decision [s]kip "
+            "[j]next [b]ack [q]uit [?]"
+        )
 
 
 def _address(i: int, n: int) -> str:

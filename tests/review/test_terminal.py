@@ -10,6 +10,7 @@ the browser test plays (`review_workflow`).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -142,8 +143,12 @@ def test_work_in_a_terminal_then_apply(tmux: Tmux, workspace: tuple[Path, Path])
     tmux.key("w")
     tmux.wait_for(f"saved: {ID_301} edit")
 
-    # 1201: relabel, confirm True → Uncertain, say why
+    # 1201: why the provers say Uncertain, the countermodel as a table under its line; then
+    # relabel, confirm True → Uncertain, say why
     tmux.wait_for(f"item 3/4 · {ID_1201}")
+    screen = tmux.wait_for("why: the conclusion can fail — all premises hold")
+    assert re.search(r"^ +centralAviary$", screen, re.M), screen
+    assert re.search(r"^ +Bird +✓$", screen, re.M), screen
     tmux.key("l")
     tmux.wait_for("label: [t]rue [f]alse [u]ncertain>")
     tmux.key("u")

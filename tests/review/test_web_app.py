@@ -234,6 +234,10 @@ def test_the_live_evidence_explains_the_provers_label_against_the_drafts(
     status, reply = actions.check(ID_1201, fol)  # the draft keeps the gold label, True
     assert status == 200 and reply["label"] == "Uncertain"
     assert reply["evidence"].startswith("the conclusion can fail: domain {")
+    # the countermodel comes as a table too: kiwi is a bird that does not fly there
+    [model] = reply["models"]
+    assert model is not None and model["elements"] == ["centralAviary"]
+    assert {r["name"]: r["cells"] for r in model["unary"]}["Bird"] == ["✓"]
     # relabelled Uncertain, as the provers say: nothing left to explain
     assert actions.check(ID_1201, fol, "Uncertain")[1]["evidence"] == ""
 

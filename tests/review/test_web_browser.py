@@ -187,8 +187,15 @@ def test_an_annotator_session_in_the_browser_then_apply(
     expect(page.locator("#evidence")).to_contain_text("proves the conclusion: premises[")
     page.keyboard.press("Control+Enter")  # save from the box
 
-    # 1201: "l" then "u" sets the label; saving asks to confirm True → Uncertain
+    # 1201: the provers say Uncertain; why, as a table of its countermodel (in the queue's
+    # evidence and in the live check's); "l" then "u" sets the label; saving asks to confirm
+    # True → Uncertain
     on_item(page, ID_1201)
+    for where in ("#why", "#evidence"):
+        model = page.locator(f"{where} table.model")
+        expect(model).to_have_count(1)
+        assert model.locator("thead th").all_text_contents() == ["element", "centralAviary"]
+        expect(model.locator("tr", has_text="Bird").locator("td")).to_have_text(["✓"])
     page.keyboard.press("l")
     expect(page.locator("#label-dialog")).to_be_visible()
     page.keyboard.press("u")

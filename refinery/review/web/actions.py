@@ -18,6 +18,7 @@ from typing import Any
 
 from refinery.addresses import premise_index
 from refinery.logic.parse import canonical_symbols
+from refinery.prove.model_table import evidence_models
 from refinery.review.decide import (
     Draft,
     check_decision,
@@ -83,6 +84,7 @@ def feedback_json(feedback: Feedback, count: int) -> dict[str, Any]:
         "lint": lint,
         "text": feedback.render(),
         "evidence": "\n".join(feedback.evidence),
+        "models": evidence_models(feedback.evidence),
     }
 
 

@@ -166,6 +166,8 @@ def create_app(
             data["decided"] = bool(shown["decision"]["decision"])
             data["proposed_fol"] = shown["proposed_fol"]
             data["story_open"] = shown["story_open"]
+            data["evidence"] = shown["evidence"]
+            data["evidence_models"] = shown["evidence_models"]
             data["original"] = [f["original"] for f in shown["formulas"]]
         html = templates.get_template("page.html").render(
             view=view, queue=queue.name, csrf=csrf, data=data

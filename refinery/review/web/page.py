@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from refinery.outputs import visible
+from refinery.prove.model_table import evidence_models
 from refinery.review.decide import GUIDELINES, Draft, fol_lines
 from refinery.review.queue import DECISIONS, MERGE_CONFLICT, QueueRow, flag_set
 from refinery.review.record import decision_version
@@ -192,6 +193,9 @@ def item_view(
         "prover_labels": _prover_labels(row.prover_labels),
         "critique": [visible(c.strip()) for c in _FINDING.split(row.critique) if c.strip()],
         "evidence": [visible(line) for line in row.evidence.split("\n") if line.strip()],
+        "evidence_models": evidence_models(
+            [line for line in row.evidence.split("\n") if line.strip()]
+        ),
         "optional": {k: cell for k, cell in row.cells(OPTIONAL_FIELDS).items() if cell.strip()},
         "background": [f for f in fol_lines(row.background_fol) if f.strip()],
         "proposed_fol": proposed if len(proposed) == len(draft.fol) else [],

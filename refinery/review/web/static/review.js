@@ -85,6 +85,79 @@
     list.append(li);
   }
 
+  // a countermodel as small tables: one row per one-place predicate, a grid per two-place one
+  function cell(row, text) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    td.className = { "✓": "holds", "✗": "fails" }[text] || "unsaid";
+    row.append(td);
+  }
+  function table(corner, columns, rows) {
+    const t = document.createElement("table");
+    t.className = "model";
+    const head = t.createTHead().insertRow();
+    for (const name of [corner, ...columns]) {
+      const th = document.createElement("th");
+      th.textContent = name;
+      head.append(th);
+    }
+    const body = t.createTBody();
+    for (const [name, cells, text] of rows) {
+      const tr = body.insertRow();
+      const th = document.createElement("th");
+      th.textContent = name;
+      tr.append(th);
+      if (cells) cells.forEach((c) => cell(tr, c));
+      else {
+        const td = tr.insertCell();
+        td.colSpan = columns.length;
+        td.textContent = text;
+      }
+    }
+    return t;
+  }
+  function modelView(model) {
+    const div = document.createElement("div");
+    div.className = "model";
+    const head = document.createElement("p");
+    head.className = "model-head";
+    head.textContent = `${model.head} — ${model.tail}`;
+    const rows = [
+      ...model.unary.map((r) => [r.name, r.cells]),
+      ...model.others.map((r) => [r.name, null, r.text]),
+    ];
+    if (model.empty.length) rows.push(["nothing", null, model.empty.join(", ")]);
+    if (model.cut) rows.push(["not shown", null, model.cut]);
+    const tables = document.createElement("div");
+    tables.className = "tables";
+    tables.append(table("element", model.elements, rows));
+    for (const grid of model.binary) {
+      const t = table(grid.name, model.elements, grid.cells.map((c, i) => [model.elements[i], c]));
+      t.createCaption().textContent = `${grid.name}(row, column)`;
+      tables.append(t);
+    }
+    div.append(head, tables);
+    if (model.aliases.length) {
+      const p = document.createElement("p");
+      p.className = "aliases";
+      p.textContent = model.aliases.map(([e, names]) => `${e} is also ${names.join(", ")}`).join("; ");
+      div.append(p);
+    }
+    return div;
+  }
+  // evidence lines as text, each countermodel among them as its tables
+  function showEvidence(container, lines, models) {
+    container.replaceChildren(
+      ...lines.map((line, i) => {
+        const el = document.createElement(container.tagName === "UL" ? "li" : "div");
+        if (models[i]) el.append(modelView(models[i]));
+        else el.textContent = line;
+        return el;
+      }),
+    );
+  }
+  if ($("why")) showEvidence($("why"), data.evidence, data.evidence_models);
+
   function showCheck(status, reply) {
     for (const box of boxes) {
       box.classList.remove("bad");
@@ -132,7 +205,7 @@
     }
     const evidence = $("evidence");
     evidence.hidden = !reply.evidence;
-    evidence.textContent = reply.evidence || "";
+    showEvidence(evidence, reply.evidence ? reply.evidence.split("\n") : [], reply.models || []);
     $("save").disabled = !check.clean;
   }
 
