@@ -10,7 +10,9 @@ A new conflict is an item that needs review now and was not already a known conf
 
 - it is absent from the previous run (a brand-new item that needs review is new), or
 - it was ``verified`` or ``repaired`` before (a regression), or
-- it needed review before for another reason (a different problem needs a different look), or
+- it needed review before for another reason (a different problem needs a different look; a
+  repair that ran out of time, `repair_budget`, counts as the problem it left: its final
+  category's reason), or
 - it was ``reviewed`` before but its content changed since (the decision was about other content).
 
 An item that needed review before for the same reason stays a known conflict even when its
@@ -34,7 +36,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from refinery.outcomes import Outcome, Status
+from refinery.outcomes import Category, Outcome, Reason, Status
 from refinery.outputs import atomic_write_text
 from refinery.runs.folder import previous_run
 
@@ -189,10 +191,18 @@ def is_new_conflict(now: Outcome, before: Outcome | None) -> bool:
     if before is None:
         return True
     if before.status is Status.NEEDS_REVIEW:
-        return before.reason != now.reason
+        return _problem(before) != _problem(now)
     if before.status is Status.REVIEWED:
         return before.content_hash != now.content_hash
     return True
+
+
+def _problem(o: Outcome) -> Reason:
+    """What an item in review is in review for: a repair that ran out of time is in review for
+    what it left (its final category), not for the time it took."""
+    if o.reason is Reason.REPAIR_BUDGET and o.final_category not in ("", Category.VERIFIED):
+        return Category(o.final_category).reason
+    return o.reason
 
 
 def _value(o: Outcome, name: str) -> Any:

@@ -115,6 +115,21 @@ def test_added_removed_and_changed_items() -> None:
             True,
         ),
         (_o("x", "needs_review", "unparseable"), _o("x", "repaired"), False),  # fixed
+        (  # a slow LLM spent the repair's time: the problem it left is the one already known
+            _o("x", "needs_review", "label_mismatch"),
+            _o("x", "needs_review", "repair_budget", final_category="label_mismatch"),
+            False,
+        ),
+        (  # ... and when it has time again
+            _o("x", "needs_review", "repair_budget", final_category="label_mismatch"),
+            _o("x", "needs_review", "label_mismatch"),
+            False,
+        ),
+        (  # out of time with another problem left: a different problem
+            _o("x", "needs_review", "label_mismatch"),
+            _o("x", "needs_review", "repair_budget", final_category="parse_error"),
+            True,
+        ),
     ],
 )
 def test_the_new_conflict_rule(before: Outcome | None, now: Outcome, new: bool) -> None:
