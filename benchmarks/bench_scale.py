@@ -1,8 +1,12 @@
-"""Scale benchmark: `check` on ProofWriter enlarged to 10k, 50k and 100k questions, local vs Dask.
+"""Scale benchmark: `check` on ProofWriter enlarged to 10k, 100k and 1M questions.
 
 For each size, `enlarge_proofwriter` writes renamed copies of the meta-test (nothing can come
 from a cache), then each runner checks it in a fresh process with an empty cache, both provers:
-- `local`: this machine's fork pool of --workers processes (`check_items`);
+- `stream`: the `refinery check` command, which reads, checks and writes a chunk at a time;
+  its memory is the peak resident memory of its whole process tree (the command, its workers
+  and their provers), sampled every 0.1 s; its labels are compared with `local`'s;
+- `local`: this machine's fork pool of --workers processes on the whole input in memory
+  (`check_items`);
 - `dask`: the check flow (Prefect) with story batches on a `distributed.LocalCluster` of
   --workers processes on 127.0.0.1, started before the clock starts (as a user's cluster
   would be), like the Prefect server.
@@ -10,12 +14,14 @@ Wall time includes loading the file. Printed per size and runner: wall time, que
 resident memory of the driver and of the largest worker process, and Dask's time as a ratio to
 local's. The cost curve shows as questions/s across sizes (flat = linear).
 
-Usage: python benchmarks/bench_scale.py [--sizes 10000 50000 100000] [--workers 2] [--budget 5]
+Usage: python benchmarks/bench_scale.py [--sizes 10000 100000 1000000] [--workers 2] [--budget 5]
+                                        [--runners stream local dask]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -58,8 +64,66 @@ def measure_local(source: Path, workers: int, budget: float, state: Path) -> dic
     )
     wall = time.perf_counter() - started
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # largest worker or prover
+    labels = hashlib.sha256("".join(f"{r.id}\t{r.label}\n" for r in rows).encode())
     return {"rows": len(rows), "wall": wall, "driver": _peak_kib(), "worker": children,
-            "categories": _categories(rows)}  # fmt: skip
+            "categories": _categories(rows), "labels": labels.hexdigest()[:16]}  # fmt: skip
+
+
+def measure_stream(source: Path, workers: int, budget: float, state: Path) -> dict[str, Any]:
+    """`refinery check` on `source` as a user runs it; peak memory of its whole process tree."""
+    out = state / "out"
+    env = {**os.environ, "REFINERY_STATE_DIR": str(state)}
+    argv = [str(Path(sys.executable).parent / "refinery"), "check", str(source), "--out", str(out),
+            "--workers", str(workers), "--budget", str(budget), "--quiet", "--json"]  # fmt: skip
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_kib(proc.pid))
+        time.sleep(0.1)
+    wall = time.perf_counter() - started
+    summary = json.loads(proc.stdout.read() if proc.stdout else b"{}")
+    labels = _labels_of_csv(out / "verdicts.csv")
+    return {"rows": summary["items"], "wall": wall, "driver": peak, "worker": 0,
+            "categories": dict(sorted((k, v) for k, v in summary["categories"].items() if v)),
+            "labels": labels}  # fmt: skip
+
+
+def _tree_kib(root: int) -> int:
+    """Resident memory of `root` and every process under it, in KiB (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                    parents[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree, grew = {root}, True
+    while grew:
+        more = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    total = 0
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/statm", encoding="ascii") as fh:
+                total += int(fh.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def _labels_of_csv(path: Path) -> str:
+    """A digest of every (id, label) pair of a verdicts table, to compare runners by."""
+    import csv
+    import hashlib
+
+    digest = hashlib.sha256()
+    with path.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            digest.update(f"{row['id']}\t{row['label']}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def measure_dask(source: Path, workers: int, budget: float, state: Path) -> dict[str, Any]:
@@ -112,7 +176,7 @@ def _categories(rows: list[Any]) -> dict[str, int]:
 def _one(args: argparse.Namespace) -> int:
     """Child process: one measurement, printed as one JSON line (fresh peak-memory counters)."""
     state = Path(tempfile.mkdtemp(prefix="refinery-scale-"))
-    measure = measure_local if args.one == "local" else measure_dask
+    measure = {"local": measure_local, "dask": measure_dask, "stream": measure_stream}[args.one]
     result = measure(args.source, args.workers, args.budget, state)
     print("RESULT " + json.dumps(result))
     return 0
@@ -120,13 +184,13 @@ def _one(args: argparse.Namespace) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--budget", type=float, default=5.0)
-    parser.add_argument("--runners", nargs="+", default=["local", "dask"])
+    parser.add_argument("--runners", nargs="+", default=["local", "stream", "dask"])
     data = Path(os.environ.get("REFINERY_SHARED_DATA", "../shared/data"))
     parser.add_argument("--data", type=Path, default=data)
-    parser.add_argument("--one", choices=["local", "dask"], help=argparse.SUPPRESS)
+    parser.add_argument("--one", choices=["stream", "local", "dask"], help=argparse.SUPPRESS)
     parser.add_argument("--source", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -140,9 +204,10 @@ def main() -> int:
 
     print(f"check, both provers, {args.workers} workers, budget {args.budget:g} s, cold caches")
     print(f"{'questions':>9} {'runner':>6} {'wall s':>8} {'q/s':>7} {'driver MiB':>10} "
-          f"{'worker MiB':>10} {'vs local':>8}")  # fmt: skip
+          f"{'worker MiB':>10} {'vs local':>8}  (stream: driver = its whole process tree)")  # fmt: skip
     work = Path(tempfile.mkdtemp(prefix="refinery-scale-data-"))
     categories: dict[str, Any] = {}
+    labels: dict[str, str] = {}
     for size in args.sizes:
         source = write_enlarged(meta, size, work / str(size) / "meta-test.jsonl")
         walls: dict[str, float] = {}
@@ -157,14 +222,21 @@ def main() -> int:
             r = json.loads(line.removeprefix("RESULT "))
             walls[runner] = r["wall"]
             categories[f"{size} {runner}"] = r["categories"]
-            ratio = f"{r['wall'] / walls['local']:.2f}x" if "local" in walls else "-"
+            labels[f"{size} {runner}"] = r.get("labels", "")
+            ratio = (
+                f"{r['wall'] / walls['local']:.2f}x"
+                if "local" in walls and runner != "local"
+                else "-"
+            )
             print(f"{r['rows']:>9} {runner:>6} {r['wall']:>8.1f} {r['rows'] / r['wall']:>7.1f} "
                   f"{_mib(r['driver']):>10.0f} {_mib(r['worker']):>10.0f} {ratio:>8}", flush=True)  # fmt: skip
-    print("\ncategories per run (both runners of a size must agree):")
+    print("\ncategories and labels per run (every runner of a size must agree):")
     for key, counts in categories.items():
         size = key.split()[0]
         agree = len({json.dumps(c) for k, c in categories.items() if k.split()[0] == size}) == 1
-        print(f"  {key}: {counts}{'' if agree else '  <- DIFFERS'}")
+        same = len({v for k, v in labels.items() if k.split()[0] == size and v}) <= 1
+        note = ("" if agree else "  <- categories DIFFER") + ("" if same else "  <- labels DIFFER")
+        print(f"  {key}: {counts} labels {labels[key]}{note}")
     return 0
 
 

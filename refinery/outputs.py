@@ -15,6 +15,7 @@ import csv
 import glob
 import hashlib
 import io
+import itertools
 import json
 import os
 import shutil
@@ -61,21 +62,33 @@ def atomic_write(
     `check`, when given, runs just before the rename: raising there leaves `path` as it was
     (a writer that must not replace a file someone else changed meanwhile).
     """
+    tmp = temp_beside(path)
+    try:
+        write(tmp)
+        install(tmp, path, check=check)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def temp_beside(path: Path) -> Path:
+    """A new empty temp file next to `path`, named so `stale_temps(path)` finds it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
-    try:
-        write(Path(tmp))
-        os.chmod(tmp, _mode(path))
-        _sync(tmp)  # the data is on disk before the name points at it: a power cut leaves
-        if check is not None:
-            check()
-        os.replace(tmp, path)  # the old file or the new one, never an empty one
-        _sync(path.parent)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return Path(tmp)
+
+
+def install(tmp: Path, path: Path, *, check: Callable[[], None] | None = None) -> None:
+    """Rename a finished temp file (`temp_beside`) over `path`: its data on disk first, the
+    permissions of the file it replaces, `check()` just before the rename."""
+    os.chmod(tmp, _mode(path))
+    _sync(tmp)  # the data is on disk before the name points at it: a power cut leaves
+    if check is not None:
+        check()
+    os.replace(tmp, path)  # the old file or the new one, never an empty one
+    _sync(path.parent)
 
 
 @contextmanager
@@ -215,6 +228,119 @@ def write_table(
     return Written(parquet, csv_path, written=True)
 
 
+class TableWriter:
+    """`write_table` for rows that come one at a time: memory holds one block of rows, however
+    many there are.
+
+    `add` writes each row to `<stem>.csv`'s temp file and to a temp file of JSON lines, and
+    folds it into the digest `write_table` would compute. `close` then either drops both temp
+    files, when the digest and the files are those the sidecar recorded (nothing written,
+    pyarrow not imported), or builds `<stem>.parquet` from the JSON lines, `block` rows at a
+    time, and renames both into place. The columns are the first row's keys, in order; a row
+    with other keys is a `ValueError`, and so is a column whose values mix kinds. Leaving a
+    `with` block on an exception removes the temp files and writes nothing.
+    """
+
+    def __init__(
+        self, out_dir: Path, stem: str, *, volatile: Sequence[str] = (), block: int = 5000
+    ) -> None:
+        self.parquet, self.csv = out_dir / f"{stem}.parquet", out_dir / f"{stem}.csv"
+        self._sidecar = out_dir / f".{stem}.digest"
+        self._volatile, self._block = frozenset(volatile), block
+        self._columns: list[str] | None = None
+        self._kinds: dict[str, set[str]] = {}
+        self._digest = hashlib.sha256()
+        self.rows = 0
+        self._csv_tmp, self._lines_tmp = temp_beside(self.csv), temp_beside(self.parquet)
+        self._csv = self._csv_tmp.open("w", encoding="utf-8", newline="")
+        self._writer = csv.writer(self._csv, lineterminator="\n")
+        self._lines = self._lines_tmp.open("w", encoding="utf-8")
+
+    def __enter__(self) -> TableWriter:
+        return self
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        if kind is not None:
+            self.abort()
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Write one row (see the class docstring for what it must hold)."""
+        if self._columns is None:
+            self._columns = list(row)
+            self._writer.writerow(self._columns)
+            self._digest.update(f"[{json.dumps(self._columns)}, [".encode())
+        elif len(row) != len(self._columns) or any(c not in row for c in self._columns):
+            raise ValueError(f"row {self.rows + 1} has columns {list(row)}, not {self._columns}")
+        kept = [row[c] for c in self._columns if c not in self._volatile]
+        self._digest.update(((", " if self.rows else "") + json.dumps(kept, default=str)).encode())
+        for column in self._columns:
+            if row[column] is not None:
+                self._kinds.setdefault(column, set()).add(_value_kind(row[column]))
+        self._writer.writerow([_cell(row[c]) for c in self._columns])
+        self._lines.write(json.dumps({c: row[c] for c in self._columns}, ensure_ascii=False))
+        self._lines.write("\n")
+        self.rows += 1
+
+    def close(self) -> Written:
+        """Put both files in place, or leave them as they are when the rows are unchanged."""
+        self._csv.close()
+        self._lines.close()
+        try:
+            if self._columns is None:
+                self._columns = []
+                self._digest.update(b"[[], [")
+            self._digest.update(b"]]")
+            stamp = _stamp(self._digest.hexdigest(), self.parquet, self.csv)
+            if stamp == _read(self._sidecar):
+                self.abort()
+                return Written(self.parquet, self.csv, written=False)
+            parquet_tmp = temp_beside(self.parquet)
+            try:
+                self._write_parquet(parquet_tmp)
+                install(parquet_tmp, self.parquet)
+            except BaseException:
+                parquet_tmp.unlink(missing_ok=True)
+                raise
+            install(self._csv_tmp, self.csv)
+        finally:
+            self.abort()  # whatever is left: the JSON lines, and the CSV when not installed
+        digest = self._digest.hexdigest()
+        atomic_write_text(self._sidecar, _stamp(digest, self.parquet, self.csv))
+        return Written(self.parquet, self.csv, written=True)
+
+    def abort(self) -> None:
+        """Remove the temp files: nothing is written."""
+        for handle in (self._csv, self._lines):
+            handle.close()
+        self._csv_tmp.unlink(missing_ok=True)
+        self._lines_tmp.unlink(missing_ok=True)
+
+    def _write_parquet(self, path: Path) -> None:
+        import pyarrow.json as pj
+        import pyarrow.parquet as pq
+
+        columns = self._columns or []
+        kinds = {}
+        for column in columns:
+            kind = _one_kind(self._kinds.get(column, set()))
+            if kind is None:
+                found = ", ".join(sorted(self._kinds[column]))
+                raise ValueError(f"column {column!r} mixes {found}")
+            kinds[column] = kind
+        schema = _schema(columns, kinds)
+        with pq.ParquetWriter(path, schema) as out, self._lines_tmp.open("rb") as lines:
+            if not self.rows:
+                out.write_table(schema.empty_table())
+            while block := b"".join(itertools.islice(lines, self._block)):
+                out.write_table(
+                    pj.read_json(
+                        io.BytesIO(block),
+                        read_options=pj.ReadOptions(block_size=len(block) + 1, use_threads=False),
+                        parse_options=pj.ParseOptions(explicit_schema=schema),
+                    )
+                )
+
+
 def _stamp(digest: str, *files: Path) -> str:
     """The rows' digest and each file's size and mtime ("" when a file is missing)."""
     try:
@@ -240,20 +366,11 @@ def arrow_table(rows: Sequence[Mapping[str, Any]], columns: list[str] | None = N
     Not `pyarrow.array` on Python lists, and not pandas: pyarrow's array builders import pandas
     to look for its types, which costs a short run (a warm `check`) most of its time.
     """
-    import pyarrow as pa
     import pyarrow.json as pj
 
     if columns is None:
         columns = list(dict.fromkeys(key for row in rows for key in row))
-    types = {
-        "bool": pa.bool_(),
-        "int": pa.int64(),
-        "float": pa.float64(),
-        "str": pa.string(),
-        "list": pa.list_(pa.string()),
-        "null": pa.null(),
-    }
-    schema = pa.schema([(c, types[_kind(c, [row.get(c) for row in rows])]) for c in columns])
+    schema = _schema(columns, {c: _kind(c, [row.get(c) for row in rows]) for c in columns})
     if not rows:
         return schema.empty_table()
     lines = (json.dumps({c: row.get(c) for c in columns}, ensure_ascii=False) for row in rows)
@@ -263,6 +380,21 @@ def arrow_table(rows: Sequence[Mapping[str, Any]], columns: list[str] | None = N
         read_options=pj.ReadOptions(block_size=len(data) + 1, use_threads=False),
         parse_options=pj.ParseOptions(explicit_schema=schema),
     )
+
+
+def _schema(columns: Sequence[str], kinds: Mapping[str, str]) -> Any:
+    """The pyarrow schema of `columns` whose values are of `kinds` (see `_kind`)."""
+    import pyarrow as pa
+
+    types = {
+        "bool": pa.bool_(),
+        "int": pa.int64(),
+        "float": pa.float64(),
+        "str": pa.string(),
+        "list": pa.list_(pa.string()),
+        "null": pa.null(),
+    }
+    return pa.schema([(c, types[kinds[c]]) for c in columns])
 
 
 def mixed_column(rows: Iterable[Mapping[str, Any]]) -> str:

@@ -59,26 +59,57 @@ def run_stories(stories: Sequence[S], run: Callable[[list[S]], R], *, workers: i
     `refinery.lifeline`); when the caller stops early — an exception, Ctrl-C, or closing the
     generator — pending stories are cancelled and the workers stopped at once, not awaited.
     """
-    if workers <= 1 or len(stories) <= 1:
-        for story in stories:
-            yield run([story])
-        return
-    # here, not at the top: a run answered from the cache starts no pool and pays no import
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from multiprocessing import get_context
+    with StoryPool(workers) as pool:
+        yield from pool.run(stories, run)
 
-    pool = ProcessPoolExecutor(
-        workers, mp_context=get_context("fork"), initializer=lifeline.worker_started
-    )
-    try:
-        with lifeline.forking():  # a fork pool starts its workers at the first submit
-            futures = [pool.submit(run, [story]) for story in stories]
-        for future in as_completed(futures):
-            yield future.result()
-    except BaseException:
-        _stop(pool)
-        raise
-    pool.shutdown()
+
+class StoryPool:
+    """`run_stories` over one pool for many calls: a run that goes chunk by chunk
+    (`refinery.check.stream`) forks its workers, and builds their provers, once.
+
+    The pool starts at the first call that needs one (none for `workers <= 1` or a single
+    story); leaving the `with` block shuts it down, or stops it at once on an exception.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: Any = None
+
+    def __enter__(self) -> StoryPool:
+        return self
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        if self._pool is None:
+            return
+        if kind is None:
+            self._pool.shutdown()
+        else:
+            _stop(self._pool)
+        self._pool = None
+
+    def run(self, stories: Sequence[S], run: Callable[[list[S]], R]) -> Iterator[R]:
+        """`run([story])` for every story, results in completion order (see `run_stories`)."""
+        if self.workers <= 1 or len(stories) <= 1 and self._pool is None:
+            for story in stories:
+                yield run([story])
+            return
+        # here, not at the top: a run answered from the cache starts no pool and pays no import
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from multiprocessing import get_context
+
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=get_context("fork"), initializer=lifeline.worker_started
+            )
+        try:
+            with lifeline.forking():  # a fork pool starts its workers at a submit
+                futures = [self._pool.submit(run, [story]) for story in stories]
+            for future in as_completed(futures):
+                yield future.result()
+        except BaseException:
+            _stop(self._pool)
+            self._pool = None
+            raise
 
 
 def _stop(pool: Any) -> None:

@@ -10,6 +10,7 @@ skips, saying so, only where `ray` is not installed (`make test` installs it).
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -32,15 +33,31 @@ SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
 #: answered before on that worker, its status does not.
 TIMES = {"seconds", "prover_seconds", "elapsed", "created_at", "run_id", "model"}
 #: A countermodel in the evidence, for the same reason: which model Z3's search settles on
-#: depends on that worker's solver history and on the time each domain size gets, while that one
+#: depends on that worker's solver history, while that one
 #: was found, for which direction and by which prover, does not. Its text becomes MODEL and its
 #: JSON (`evidence_detail`, the audit's `evidence`) keeps the prover only.
 COUNTERMODEL = re.compile(r"(the conclusion can (?:fail|hold)): .*? — (?=all premises hold)")
+#: The same countermodel as report.md's table: its first line says which and by whom.
+MODEL_TABLE = re.compile(
+    r"(    ```text\n    the conclusion can [^\n]*\n).*?(?=    ```\n)", re.DOTALL
+)
+#: The queue's hashes of a row's tool cells, the evidence among them.
+ROW_HASHES = ("row_hash", "row_seal")
 
 
 def _without_models(text: str) -> str:
     """`text` with every evidence countermodel written as MODEL."""
-    return COUNTERMODEL.sub(r"\1: MODEL — ", text)
+    return MODEL_TABLE.sub(r"\1    MODEL\n", COUNTERMODEL.sub(r"\1: MODEL — ", text))
+
+
+def _queue_without_models(path: Path) -> list[dict[str, str]]:
+    """A review queue's rows with countermodels, and the hashes over them, hidden."""
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return [
+        {k: "HASH" if k in ROW_HASHES else _without_models(v) for k, v in row.items()}
+        for row in rows
+    ]
 
 
 def _cluster(**env: str) -> Any:
@@ -114,7 +131,7 @@ def _refine(source: Path, base: Path, runner: str) -> dict[str, Any]:
         files[name] = [_without_times(json.loads(line), run_id) for line in lines]
     for name in ("report.md", "changes.md"):
         files[name] = _without_times((out / name).read_text(encoding="utf-8"), run_id)
-    files["review.csv"] = _without_models(review.read_text(encoding="utf-8-sig"))
+    files["review.csv"] = _queue_without_models(review)
     refined = pd.read_parquet(out / "refined.parquet").drop(columns=["run_id"])
     files["refined.parquet"] = _without_times(json.loads(refined.to_json(orient="records")))
     return files

@@ -3,6 +3,7 @@
 - `row`: the `CheckRow` every later stage reads (and its file form, ``verdicts.csv``);
 - `stage`: one story's work (parse, lint, three questions per prover, decide, categorise);
 - `batches`: many stories (the row cache, worker batches, the driver that writes the caches);
+- `stream`: every item, a chunk at a time on one pool (`check_stream`, `check_items`);
 - `summary`: numbers about a batch of rows (category counts, prover agreement).
 """
 
@@ -12,7 +13,6 @@ from refinery.check.batches import (
     CheckPlan,
     check_batch,
     check_code_version,
-    check_items,
     group_stories,
     plan_check,
     worker_provers,
@@ -27,6 +27,7 @@ from refinery.check.stage import (
     lint_item,
     parse_item,
 )
+from refinery.check.stream import check_items, check_stream
 
 __all__ = [
     "CATEGORIES",
@@ -42,6 +43,7 @@ __all__ = [
     "check_batch",
     "check_code_version",
     "check_items",
+    "check_stream",
     "group_stories",
     "lint_item",
     "parse_item",

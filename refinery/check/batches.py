@@ -1,10 +1,10 @@
 """The check stage over many stories: the row cache, worker batches and the one writer.
 
-`check_items` checks every item on this machine's pool and returns one `CheckRow` per item, in
-input order. Its steps are public for runs on a cluster: `plan_check` (the driver answers
-unchanged stories from its row cache), `check_batch` (a worker checks whole stories, writing no
-cache) and `CheckPlan.add` / `finish` (the driver, the only writer, stores each batch's rows and
-verdicts, then applies the dataset's own semantics, `refinery.check.stage.apply_dataset_semantics`).
+`refinery.check.stream` checks items on this machine's pool with these steps, which are public
+for runs on a cluster too: `plan_check` (the driver answers unchanged stories from its row
+cache), `check_batch` (a worker checks whole stories, writing no cache) and `CheckPlan.add` /
+`finish` (the driver, the only writer, stores each batch's rows and verdicts, then applies the
+dataset's own semantics, `refinery.check.stage.apply_dataset_semantics`).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
 
 from refinery.check.row import CheckRow
 from refinery.check.stage import Checker, ProverFactory, apply_dataset_semantics
 from refinery.datasets.records import Item
-from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
+from refinery.parallel import code_hash, from_cache, in_input_order
 from refinery.prove.cache import TABLE as VERDICT_TABLE
 from refinery.prove.cache import VerdictCache
 from refinery.prove.verdict import Budget, Prover
@@ -146,69 +146,6 @@ def plan_check(
         verdicts,
         on_progress,
     )
-
-
-def check_items(
-    items: Sequence[Item],
-    *,
-    prover_factory: ProverFactory,
-    prover_names: Sequence[str],
-    budget: Budget,
-    workers: int = 1,
-    cache_path: Path | None = None,
-    on_progress: Callable[[int], None] | None = None,
-    evidence: bool = True,
-) -> list[CheckRow]:
-    """Check every item on this machine; rows come back in input order.
-
-    The steps a cluster run takes one by one (`plan_check`, `check_batch` per batch,
-    `CheckPlan.add`, `CheckPlan.finish`), with a story per batch on a local pool.
-
-    Parameters
-    ----------
-    items:
-        Loaded items (any mix of datasets and splits).
-    prover_factory, prover_names:
-        `prover_factory(prover_names)` builds the provers inside each worker.
-    budget:
-        Per-question limits.
-    workers:
-        Worker processes; 1 runs in this process.
-    cache_path:
-        SQLite verdict cache file; None disables caching.
-    on_progress:
-        Called with the number of items finished after each story.
-    evidence:
-        Say why (see `Checker.evidence`); off, `evidence` is empty and checking is cheaper.
-
-    Returns
-    -------
-    list[CheckRow]
-        One row per item, whose file form (`CheckRow.to_dict`) has the columns
-        `id, dataset, split, story_id, example_id, gold_label`;
-        per prover `label_<p>` (decided label), `status_<p>` (axioms/pos/neg SZS statuses) and
-        `seconds_<p>`; `label` (agreed label or ""), `agreement`, `label_dataset` (only when
-        some item's dataset has its own semantics, see `apply_dataset_semantics`: that label,
-        "" for other items), `category` (see `Category`),
-        `issues` (one rendered issue per line), `n_issues`, `notation` (normalisations applied),
-        `evidence` (why: one line per proof or countermodel, see `refinery.prove.evidence`),
-        `content_hash`, `cached` (every verdict came from the cache), `prover_seconds` (fresh
-        prover time for the item, the shared consistency question split across its items),
-        `seconds` (wall time share), `verdicts` (every raw answer; JSON in files) and
-        `evidence_detail` (every core per prover and question, every countermodel).
-    """
-    plan = plan_check(
-        items,
-        prover_factory=prover_factory,
-        prover_names=prover_names,
-        budget=budget,
-        cache_path=cache_path,
-        on_progress=on_progress,
-        evidence=evidence,
-    )
-    for batch in run_stories(plan.pending, partial(check_batch, job=plan.job), workers=workers):
-        plan.add(batch)
-    return plan.finish()
 
 
 @lru_cache(maxsize=1)

@@ -6,9 +6,10 @@ Locally (the default) no Prefect is imported; `--task-runner dask|ray|…` runs 
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ from refinery.cli.options import (
 
 if TYPE_CHECKING:
     from refinery.check.row import CheckRow
+    from refinery.check.summary import Tally
+    from refinery.datasets.records import Item
 
 
 def _categories() -> tuple[str, ...]:
@@ -38,12 +41,14 @@ def _categories() -> tuple[str, ...]:
 def run(args: Args) -> int:
     """Parse, lint and prove every item of SOURCE...; write one verdict row per item.
 
-    Exit 1 when --fail-on names a category some item ends in.
+    Rows are written as they are decided, a chunk of items at a time, so an input of any size
+    takes the memory of a chunk. Exit 1 when --fail-on names a category some item ends in.
     """
     from rich.console import Console
 
+    from refinery.check.summary import Tally
     from refinery.datasets import check_source
-    from refinery.outputs import write_table
+    from refinery.outputs import TableWriter
     from vampire.registry import build_provers, resolve_names
 
     # Everything that can be refused is refused here, before any proving.
@@ -60,23 +65,28 @@ def run(args: Args) -> int:
     if args.task_runner == "local":
         rows = _check_here(args, names, cache, console)
     else:
-        rows = _check_on_cluster(args, names, cache)
-    if not rows:
+        rows = iter(_check_on_cluster(args, names, cache))
+    first = next(rows, None)
+    if first is None:
         console.print("[red]no items loaded[/]")
         return 1
-    wall = time.perf_counter() - started
-    first = rows[0]
     out = args.out or Path(config.DEFAULT_RUNS_DIR) / first.dataset / first.split / "check"
+    counts = Tally(names, gates)
     # whether a row came from the cache does not make its verdicts new
-    table = write_table([r.to_dict() for r in rows], out, "verdicts", volatile=("cached",))
-    _print_summary(rows, names, wall, console)
+    with TableWriter(out, "verdicts", volatile=("cached",)) as writer:
+        for row in itertools.chain([first], rows):
+            writer.add(row.to_dict())
+            counts.add(row)
+        table = writer.close()
+    wall = time.perf_counter() - started
+    _print_summary(counts, wall, console)
     if table.written:
         console.print(f"wrote {table.parquet} and {table.csv}")
     else:
         console.print(f"verdicts unchanged: {table.parquet} and {table.csv} left as they are")
-    failing = {c: n for c, n in _counts(rows).items() if c in gates and n}
+    failing = {c: n for c, n in counts.category_counts().items() if c in gates and n}
     if args.json:
-        print(json.dumps(_json_summary(rows, names, wall, table, failing), indent=2))
+        print(json.dumps(_json_summary(counts, wall, table, failing), indent=2))
     if failing:
         found = ", ".join(f"{c} {n}" for c, n in failing.items())
         console.print(f"[red]--fail-on: {found} item(s)[/]")
@@ -113,38 +123,25 @@ def _gates(text: str) -> set[str]:
     return gates
 
 
-def _counts(rows: list[CheckRow]) -> dict[str, int]:
-    from refinery.check.summary import category_counts
-
-    return dict(category_counts(rows))
-
-
 def _json_summary(
-    rows: list[CheckRow],
-    names: Sequence[str],
-    wall: float,
-    table: Any,
-    failing: dict[str, int],
+    counts: Tally, wall: float, table: Any, failing: dict[str, int]
 ) -> dict[str, Any]:
-    from refinery.check.summary import prover_agreement
-
-    agreement = {}
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            found = prover_agreement(rows, a, b)
-            agreement[f"{a}/{b}"] = {"agree": found.agree, "both_decided": found.both_decided}
     return {
-        "items": len(rows),
+        "items": counts.items,
         "seconds": round(wall, 3),
-        "provers": list(names),
-        "categories": _counts(rows),
-        "agreement": agreement,
-        "cached": sum(1 for r in rows if r.cached),
+        "provers": list(counts.provers),
+        "categories": counts.category_counts(),
+        "agreement": {
+            f"{a}/{b}": {"agree": found.agree, "both_decided": found.both_decided}
+            for a, b in counts.pairs
+            for found in [counts.agreement(a, b)]
+        },
+        "cached": counts.cached,
         "files": {"parquet": str(table.parquet), "csv": str(table.csv)},
         "written": bool(table.written),
         "failed_gates": failing,
         # the items behind each failed gate, so a CI log says which to look at
-        "failing_ids": {c: [r.id for r in rows if r.category == c] for c in failing},
+        "failing_ids": {c: counts.ids[c] for c in failing},
     }
 
 
@@ -168,63 +165,76 @@ def _check_on_cluster(args: Args, names: list[str], cache: Path | None) -> list[
     return rows
 
 
-def _check_here(args: Args, names: list[str], cache: Path | None, console: Any) -> list[CheckRow]:
-    """Check on this machine's pool, with a progress bar; no Prefect."""
-    from rich.markup import escape
-
-    from refinery.check import check_items
-    from refinery.datasets import load_any
-    from refinery.outputs import visible
+def _check_here(
+    args: Args, names: list[str], cache: Path | None, console: Any
+) -> Iterator[CheckRow]:
+    """Check on this machine's pool, with a progress bar, a chunk at a time; no Prefect."""
+    from refinery.check.stream import check_stream
+    from refinery.datasets import stream_any
     from refinery.progress import terminal
     from refinery.prove.verdict import Budget
     from vampire.registry import build_provers
 
-    items: list[Any] = []
-    for source in args.sources:
-        result = load_any(source)
-        for err in result.errors:
-            # the reason may quote the row: shown, never interpreted (markup or escapes)
-            where = escape(visible(f"{err.source}:{err.line}: skipped row: {err.reason}"))
-            console.print(f"[yellow]{where}[/]")
-        items += result.items
-    if not items:
-        return []
+    streams = [(source, stream_any(source)) for source in args.sources]
+    items = (item for source, found in streams for item in _items(source, found.entries, console))
     budget = Budget(seconds=args.budget, rlimit=args.rlimit or None)
     with terminal(console, enabled=not args.quiet) as stage:
-        rows = check_items(
+        yield from check_stream(
             items,
             prover_factory=build_provers,
             prover_names=names,
             budget=budget,
             workers=args.workers,
             cache_path=cache,
-            on_progress=stage(f"checking with {', '.join(names)}", len(items)),
+            on_progress=stage(
+                f"checking with {', '.join(names)}", sum(s.expected for _, s in streams)
+            ),
             evidence=not args.no_evidence,
+            dataset_column=any(s.semantics for _, s in streams),
         )
-    return rows
 
 
-def _print_summary(rows: list[CheckRow], names: Sequence[str], wall: float, console: Any) -> None:
+def _items(source: str, found: Iterator[Any], console: Any) -> Iterator[Item]:
+    """A source's items; each unreadable row is said on the console as it is met, and a source
+    in which no row could be read is refused (`DataError`) as `load_any` refuses it."""
+    from rich.markup import escape
+
+    from refinery.datasets.records import LoadError, no_items_reason
+    from refinery.errors import DataError
+    from refinery.outputs import visible
+
+    items, errors, first = 0, 0, None
+    for entry in found:
+        if isinstance(entry, LoadError):
+            errors += 1
+            first = first or entry
+            # the reason may quote the row: shown, never interpreted (markup or escapes)
+            where = escape(visible(f"{entry.source}:{entry.line}: skipped row: {entry.reason}"))
+            console.print(f"[yellow]{where}[/]")
+            continue
+        items += 1
+        yield entry
+    if not items:
+        raise DataError(f"{source}: {no_items_reason([first] if first else [], errors)}")
+
+
+def _print_summary(counts: Tally, wall: float, console: Any) -> None:
     from rich.table import Table
 
-    from refinery.check.summary import category_counts, prover_agreement
-
-    table = Table(title=f"{len(rows)} items checked in {wall:.1f}s")
+    table = Table(title=f"{counts.items} items checked in {wall:.1f}s")
     table.add_column("category")
     table.add_column("items", justify="right")
     table.add_column("share", justify="right")
-    for category, n in category_counts(rows).items():
-        table.add_row(category, str(n), f"{n / max(1, len(rows)):.1%}")
+    for category, n in counts.category_counts().items():
+        table.add_row(category, str(n), f"{n / max(1, counts.items):.1%}")
     console.print(table)
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            agreement = prover_agreement(rows, a, b)
-            console.print(
-                f"{a} vs {b}: agree on {agreement.agree}/{agreement.both_decided} items both decided "
-                f"({agreement.rate:.1%})"
-            )
-    cached = sum(1 for r in rows if r.cached)
-    console.print(f"verdicts from cache: {cached}/{len(rows)} items")
+    for a, b in counts.pairs:
+        agreement = counts.agreement(a, b)
+        console.print(
+            f"{a} vs {b}: agree on {agreement.agree}/{agreement.both_decided} items both decided "
+            f"({agreement.rate:.1%})"
+        )
+    console.print(f"verdicts from cache: {counts.cached}/{counts.items} items")
 
 
 command = make_command(

@@ -15,10 +15,11 @@ package stays cheap.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from refinery.datasets.records import Item, LoadResult
+from refinery.datasets.records import Item, LoadError, LoadResult
 from refinery.labels import Label
 
 
@@ -59,6 +60,40 @@ def load_any(
     if not hub and proofwriter.looks_like_proofwriter(source):
         return proofwriter.load(source, dataset=dataset, split=split)
     return folio.load(source, dataset=dataset, split=split)
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """A source read an item at a time (`stream_any`).
+
+    `entries`: its items and unreadable rows (`LoadError`), in source order; `semantics`:
+    whether its dataset has a semantics of its own (`dataset_labels`: ProofWriter); `expected`:
+    how many items it holds, for a progress bar (ProofWriter's is counted without parsing the
+    questions: an unreadable row may make it a little high).
+    """
+
+    entries: Iterator[Item | LoadError]
+    semantics: bool
+    expected: int
+
+
+def stream_any(
+    source: str | Path, *, dataset: str | None = None, split: str | None = None
+) -> Stream:
+    """`load_any`, an item at a time: ProofWriter is read a line at a time, so a file of any size
+    takes the memory of one theory; FOLIO (files and the Hub, small) is loaded whole. A source
+    without a single item is not refused here: the caller counts.
+    """
+    from refinery.datasets import folio, proofwriter
+
+    hub = isinstance(source, str) and source.startswith("hf:")
+    if not hub and proofwriter.looks_like_proofwriter(source):
+        path = Path(source)
+        split = split or folio.infer_names(path)[1]
+        found = proofwriter.iter_items(path, dataset=dataset or proofwriter.DATASET, split=split)
+        return Stream(found, True, proofwriter.count_questions(path))
+    result = folio.load(source, dataset=dataset, split=split)
+    return Stream(iter((*result.errors, *result.items)), False, len(result.items))
 
 
 def dataset_labels(items: Iterable[Item]) -> dict[str, Label]:

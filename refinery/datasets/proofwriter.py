@@ -67,7 +67,7 @@ from refinery.datasets.records import (
     LoadResult,
     empty_text_reason,
     no_items_reason,
-    read_text_file,
+    text_lines,
 )
 from refinery.errors import DataError, RefineryError
 from refinery.labels import Label, normalize_gold_label
@@ -440,22 +440,35 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
     ('proofwriter/test/T-OWA-1_Q1', ('Big(bob)',), '¬Big(bob)', 'False')
     """
     path = Path(source)
-    _refuse_closed_world(str(path), where=str(path))
-    text = read_text_file(path)
-    if empty := empty_text_reason(text):
-        raise DataError(f"{path}: {empty}")
     dataset = dataset or DATASET
     split = split or infer_names(path)[1]
     items: list[Item] = []
     errors: list[LoadError] = []
+    for found in iter_items(path, dataset=dataset, split=split):
+        if isinstance(found, LoadError):
+            errors.append(found)
+        else:
+            items.append(found)
+    if not items:
+        raise DataError(f"{path}: {no_items_reason(errors)}")
+    return LoadResult(items=tuple(items), errors=tuple(errors), dataset=dataset, split=split)
+
+
+def iter_items(path: Path, *, dataset: str, split: str) -> Iterator[Item | LoadError]:
+    """`load`'s items and errors one theory at a time, in file order: a file of any size is read
+    in the memory of its longest line. An empty file, an unreadable one and a closed-world one
+    raise `DataError` as in `load`; a file with no item does not (the caller counts)."""
+    _refuse_closed_world(str(path), where=str(path))
     seen: dict[str, int] = {}
-    for number, line in enumerate(text.split("\n"), 1):
+    blank = True
+    for number, line in text_lines(path):
         if not line.strip():
             continue
+        blank = False
         try:
             row = decode_row(line)
         except ValueError as exc:
-            errors.append(LoadError(str(path), number, str(exc)))
+            yield LoadError(str(path), number, str(exc))
             continue
         if isinstance(row, dict) and isinstance(row.get("id"), str):
             _refuse_closed_world(row["id"], where=f"{path}:{number}: theory {row['id']!r}")
@@ -466,7 +479,7 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
                     f"duplicate theory id {theory.id!r} (first at line {seen[theory.id]})"
                 )
         except ProofWriterError as exc:
-            errors.append(LoadError(str(path), number, str(exc)))
+            yield LoadError(str(path), number, str(exc))
             continue
         seen[theory.id] = number
         raw = json.dumps(row, ensure_ascii=False)
@@ -474,28 +487,42 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
         premises_fol = tuple(to_text(to_formula(s)) for _, s in theory.statements)
         for question in questions:
             if isinstance(question, ProofWriterError):
-                errors.append(LoadError(str(path), number, str(question)))
+                yield LoadError(str(path), number, str(question))
                 continue
-            items.append(
-                Item(
-                    dataset=dataset,
-                    split=split,
-                    story_id=theory.id,
-                    example_id=f"{theory.id}_{question.key}",
-                    premises=premises,
-                    premises_fol=premises_fol,
-                    conclusion=question.text,
-                    conclusion_fol=to_text(to_formula(question.literal)),
-                    label=question.label,
-                    raw_label=question.raw_label,
-                    source=str(path),
-                    line=number,
-                    raw=raw,
-                )
+            yield Item(
+                dataset=dataset,
+                split=split,
+                story_id=theory.id,
+                example_id=f"{theory.id}_{question.key}",
+                premises=premises,
+                premises_fol=premises_fol,
+                conclusion=question.text,
+                conclusion_fol=to_text(to_formula(question.literal)),
+                label=question.label,
+                raw_label=question.raw_label,
+                source=str(path),
+                line=number,
+                raw=raw,
             )
-    if not items:
-        raise DataError(f"{path}: {no_items_reason(errors)}")
-    return LoadResult(items=tuple(items), errors=tuple(errors), dataset=dataset, split=split)
+    if blank:
+        size = path.stat().st_size
+        raise DataError(f"{path}: {empty_text_reason('' if size == 0 else ' ')}")
+
+
+def count_questions(path: Path) -> int:
+    """How many questions a ProofWriter file asks, counted in its bytes without parsing them
+    (each question entry has one ``"question":`` key); a malformed row may be counted though
+    `iter_items` skips it. Reads the file in blocks: a file of any size, in little memory.
+    """
+    key, count, tail = b'"question":', 0, b""
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            # the last bytes of the block before are too short to hold a key, but a key cut by
+            # the block boundary is whole here
+            data = tail + block
+            count += data.count(key)
+            tail = data[-(len(key) - 1) :]
+    return count
 
 
 def question_key(item: Item) -> str:

@@ -23,10 +23,12 @@ from __future__ import annotations
 import csv
 import dataclasses
 import hashlib
+import io
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from refinery.addresses import CONCLUSION, premise
 from refinery.errors import DataError
@@ -175,29 +177,60 @@ def read_text_file(path: Path, *, save_as: str = "UTF-8") -> str:
     and how to save it instead (`save_as`). A legacy code page is refused, not guessed: it has
     already lost ∀∃¬.
     """
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    head = raw[:4096]
-    # UTF-16 text puts a NUL beside nearly every ASCII character; one stray NUL is no encoding
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or head.count(b"\x00") * 4 > len(head):
-        raise DataError(
-            f"{path}: cannot read: UTF-16 (a spreadsheet's 'Unicode text'); save it as {save_as}"
-        )
+    raw = _open(path).read()
+    _refuse_utf16(raw[:4096], path, save_as)
     if b"\x00" in raw:
-        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
-        raise DataError(f"{path}: cannot read: a NUL byte on line {line}, which no text holds")
+        _refuse_nul(path, raw[: raw.index(b"\x00")].count(b"\n") + 1)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
+        _refuse_code_page(path, raw[exc.start], line, save_as)
+
+
+def text_lines(path: Path, *, save_as: str = "UTF-8") -> Iterator[tuple[int, str]]:
+    """The lines of a user's text file one at a time, numbered from 1 and without their "\\n",
+    refused as `read_text_file` refuses (each refusal raised at the line it concerns): a file
+    of any size is read in the memory of its longest line.
+    """
+    with _open(path) as fh:
+        _refuse_utf16(fh.peek(4096)[:4096], path, save_as)
+        for number, raw in enumerate(fh, 1):
+            if b"\x00" in raw:
+                _refuse_nul(path, number)
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                _refuse_code_page(path, raw[exc.start], number, save_as)
+            yield number, text.removesuffix("\n")
+
+
+def _open(path: Path) -> io.BufferedReader:
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _refuse_utf16(head: bytes, path: Path, save_as: str) -> None:
+    # UTF-16 text puts a NUL beside nearly every ASCII character; one stray NUL is no encoding
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or head.count(b"\x00") * 4 > len(head):
         raise DataError(
-            f"{path}: cannot read: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}: a "
-            f"legacy code page such as Windows-1252, which cannot hold ∀∃¬); save it as {save_as}"
-        ) from None
+            f"{path}: cannot read: UTF-16 (a spreadsheet's 'Unicode text'); save it as {save_as}"
+        )
+
+
+def _refuse_nul(path: Path, line: int) -> NoReturn:
+    raise DataError(f"{path}: cannot read: a NUL byte on line {line}, which no text holds")
+
+
+def _refuse_code_page(path: Path, byte: int, line: int, save_as: str) -> NoReturn:
+    raise DataError(
+        f"{path}: cannot read: not UTF-8 (byte 0x{byte:02x} on line {line}: a legacy code page "
+        f"such as Windows-1252, which cannot hold ∀∃¬); save it as {save_as}"
+    ) from None
 
 
 def csv_problem(exc: csv.Error) -> str:
@@ -223,8 +256,9 @@ def empty_text_reason(text: str) -> str:
     return ""
 
 
-def no_items_reason(errors: Sequence[LoadError]) -> str:
-    """Why a source that was read gave no item: no rows, or every row unreadable (the first why).
+def no_items_reason(errors: Sequence[LoadError], count: int | None = None) -> str:
+    """Why a source that was read gave no item: no rows, or every row unreadable (the first why);
+    `count` is how many were unreadable when `errors` holds only some of them.
 
     >>> no_items_reason([LoadError("d.jsonl", 2, "missing field 'label'")] * 3)
     "no item could be read: 3 unreadable row(s); the first, line 2: missing field 'label'"
@@ -233,6 +267,6 @@ def no_items_reason(errors: Sequence[LoadError]) -> str:
         return "no rows in it"
     first = errors[0]
     return (
-        f"no item could be read: {len(errors)} unreadable row(s); "
+        f"no item could be read: {len(errors) if count is None else count} unreadable row(s); "
         f"the first, line {first.line}: {first.reason}"
     )

@@ -1,0 +1,156 @@
+"""Checking an input of any size in bounded memory: a chunk at a time, rows as they are decided.
+
+`check_stream` takes items lazily (`refinery.datasets.stream_any`) and checks them
+`CHUNK_ITEMS` at a time with the steps of `refinery.check.batches` (the row cache, worker
+batches, the one writer of the caches), on one worker pool for the whole run. Each chunk's rows come out in input
+order as soon as the chunk is done, so the caller writes them (`refinery.outputs.TableWriter`)
+and lets them go: memory holds a chunk, not the input.
+
+A chunk ends between stories only: a story is a run of consecutive items with the same story,
+as ProofWriter writes them (a theory is one line). A story whose items are scattered (FOLIO
+repeats a story's premises in every question's row) is checked in as many parts as it has runs
+in a chunk boundary's way; the rows are the same, only the shared consistency question is asked
+once per part (and answered from the verdict cache after the first). An input no longer than a
+chunk is checked as one; `check_items` is the whole input as one chunk, its rows in a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from pathlib import Path
+
+from refinery.check.batches import check_batch, plan_check
+from refinery.check.row import CheckRow
+from refinery.check.stage import ProverFactory
+from refinery.datasets.records import Item
+from refinery.parallel import StoryPool
+from refinery.prove.verdict import Budget
+
+#: Items per chunk: enough stories to keep every worker busy, few enough rows to hold.
+CHUNK_ITEMS = 4000
+
+
+def chunks(items: Iterable[Item], size: int = CHUNK_ITEMS) -> Iterator[list[Item]]:
+    """Consecutive items, about `size` at a time, a chunk ending only where the story changes.
+
+    >>> from types import SimpleNamespace as Story
+    >>> its = [Story(dataset="d", split="s", story_id=story) for story in "aabbbc"]
+    >>> [[it.story_id for it in c] for c in chunks(its, 2)]
+    [['a', 'a'], ['b', 'b', 'b'], ['c']]
+    """
+    chunk: list[Item] = []
+    for item in items:
+        if len(chunk) >= size and _story(chunk[-1]) != _story(item):
+            yield chunk
+            chunk = []
+        chunk.append(item)
+    if chunk:
+        yield chunk
+
+
+def _story(item: Item) -> tuple[str, str, str]:
+    return item.dataset, item.split, item.story_id
+
+
+def check_stream(
+    items: Iterable[Item],
+    *,
+    prover_factory: ProverFactory,
+    prover_names: Sequence[str],
+    budget: Budget,
+    workers: int = 1,
+    cache_path: Path | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    evidence: bool = True,
+    dataset_column: bool = False,
+    chunk_items: int = CHUNK_ITEMS,
+) -> Iterator[CheckRow]:
+    """Every item's `CheckRow`, in input order, a chunk at a time (see the module docstring).
+
+    The parameters are `check_items`'; `dataset_column` gives every row a `label_dataset`
+    (empty for an item whose dataset has no semantics of its own), as `check_items` does when
+    some item of the input has one: a streamed table's columns are fixed by its first row.
+    """
+    with StoryPool(workers) as pool:
+        for chunk in chunks(items, chunk_items):
+            plan = plan_check(
+                chunk,
+                prover_factory=prover_factory,
+                prover_names=prover_names,
+                budget=budget,
+                cache_path=cache_path,
+                on_progress=on_progress,
+                evidence=evidence,
+            )
+            for batch in pool.run(plan.pending, partial(check_batch, job=plan.job)):
+                plan.add(batch)
+            for row in plan.finish():
+                if dataset_column and row.label_dataset is None:
+                    row = row.replace(label_dataset="")
+                yield row
+
+
+def check_items(
+    items: Sequence[Item],
+    *,
+    prover_factory: ProverFactory,
+    prover_names: Sequence[str],
+    budget: Budget,
+    workers: int = 1,
+    cache_path: Path | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    evidence: bool = True,
+) -> list[CheckRow]:
+    """Check every item on this machine; rows come back in input order.
+
+    The steps a cluster run takes one by one (`plan_check`, `check_batch` per batch,
+    `CheckPlan.add`, `CheckPlan.finish`), with a story per batch on a local pool: the streamed
+    check (`refinery.check.stream.check_stream`) with the whole input as one chunk.
+
+    Parameters
+    ----------
+    items:
+        Loaded items (any mix of datasets and splits).
+    prover_factory, prover_names:
+        `prover_factory(prover_names)` builds the provers inside each worker.
+    budget:
+        Per-question limits.
+    workers:
+        Worker processes; 1 runs in this process.
+    cache_path:
+        SQLite verdict cache file; None disables caching.
+    on_progress:
+        Called with the number of items finished after each story.
+    evidence:
+        Say why (see `Checker.evidence`); off, `evidence` is empty and checking is cheaper.
+
+    Returns
+    -------
+    list[CheckRow]
+        One row per item, whose file form (`CheckRow.to_dict`) has the columns
+        `id, dataset, split, story_id, example_id, gold_label`;
+        per prover `label_<p>` (decided label), `status_<p>` (axioms/pos/neg SZS statuses) and
+        `seconds_<p>`; `label` (agreed label or ""), `agreement`, `label_dataset` (only when
+        some item's dataset has its own semantics, see `apply_dataset_semantics`: that label,
+        "" for other items), `category` (see `Category`),
+        `issues` (one rendered issue per line), `n_issues`, `notation` (normalisations applied),
+        `evidence` (why: one line per proof or countermodel, see `refinery.prove.evidence`),
+        `content_hash`, `cached` (every verdict came from the cache), `prover_seconds` (fresh
+        prover time for the item, the shared consistency question split across its items),
+        `seconds` (wall time share), `verdicts` (every raw answer; JSON in files) and
+        `evidence_detail` (every core per prover and question, every countermodel).
+    """
+    return list(
+        check_stream(
+            items,
+            prover_factory=prover_factory,
+            prover_names=prover_names,
+            budget=budget,
+            workers=workers,
+            cache_path=cache_path,
+            on_progress=on_progress,
+            evidence=evidence,
+            chunk_items=max(1, len(items)),  # one chunk: every story whole
+        )
+    )

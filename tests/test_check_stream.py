@@ -1,0 +1,191 @@
+"""Checking in bounded memory: chunks of stories on one pool, rows written as they come.
+
+The streamed check must give `check_items`' rows, byte for byte but for timings; the streamed
+table writer must give `write_table`'s files; the line reader must refuse what the whole-file
+reader refuses, at the same line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from refinery.check import check_items
+from refinery.check.stream import check_stream, chunks
+from refinery.check.summary import all_agree, category_counts, prover_agreement, tally
+from refinery.datasets import load_any, stream_any
+from refinery.datasets.proofwriter import count_questions
+from refinery.datasets.records import read_text_file, text_lines
+from refinery.errors import DataError
+from refinery.outputs import TableWriter, write_table
+from refinery.parallel import StoryPool
+from refinery.prove.verdict import Budget
+
+#: What differs between two checks of the same items: how long things took, and the cache.
+TIMINGS = ("cached", "prover_seconds", "seconds")
+
+
+def _comparable(row: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in row.items() if k not in TIMINGS and not k.startswith("seconds_")}
+    verdicts = json.loads(out.pop("verdicts"))
+    for questions in verdicts.values():
+        for answer in questions.values():
+            answer.pop("seconds", None)
+    return {**out, "verdicts": verdicts}
+
+
+@pytest.fixture(scope="module")
+def slice_of_proofwriter(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 30 theories of ProofWriter's meta-test, with one malformed row among them."""
+    source = shared_data / "proofwriter" / "meta-test.jsonl"
+    if not source.is_file():
+        pytest.skip(f"ProofWriter meta-test not found at {source}")
+    lines = source.read_text(encoding="utf-8").splitlines()[:30]
+    lines.insert(7, '{"id": "broken"')
+    path = tmp_path_factory.mktemp("pw") / "meta-test.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.prover
+@pytest.mark.data
+def test_a_streamed_check_gives_the_rows_of_a_whole_one(
+    slice_of_proofwriter: Path, tmp_path: Path
+) -> None:
+    from vampire.registry import build_provers
+
+    items = list(load_any(slice_of_proofwriter).items)
+    settings: dict[str, Any] = {
+        "prover_factory": build_provers,
+        "prover_names": ["z3", "eprover"],
+        "budget": Budget(),
+        "workers": 2,
+    }
+    whole = check_items(items, cache_path=tmp_path / "a" / "verdicts.sqlite", **settings)
+    stream = stream_any(str(slice_of_proofwriter))
+    assert stream.semantics and stream.expected == len(items) + 0  # the broken row asks nothing
+    entries = list(stream.entries)
+    assert [e for e in entries if not hasattr(e, "id")][0].line == 8  # the broken row, said
+    done: list[int] = []
+    streamed = list(
+        check_stream(
+            (e for e in entries if hasattr(e, "id")),
+            cache_path=tmp_path / "b" / "verdicts.sqlite",
+            on_progress=done.append,
+            dataset_column=True,
+            chunk_items=40,  # several chunks, each ending between theories
+            **settings,
+        )
+    )
+    assert len(list(chunks(items, 40))) > 3
+    assert sum(done) == len(items)
+    assert [_comparable(r.to_dict()) for r in streamed] == [_comparable(r.to_dict()) for r in whole]
+    # the summaries a streamed check keeps as running counts are those of the rows
+    counts = tally(streamed, ("z3", "eprover"))
+    assert counts.category_counts() == category_counts(whole)
+    agreement = counts.agreement("z3", "eprover")
+    assert agreement == prover_agreement(whole, "z3", "eprover")
+    assert (agreement.agree, agreement.both_decided) == all_agree(whole, ["z3", "eprover"])
+
+
+def _worker_pid(stories: list[int]) -> int:
+    return os.getpid()
+
+
+def test_one_pool_serves_every_chunk() -> None:
+    with StoryPool(2) as pool:
+        first = set(pool.run(list(range(20)), _worker_pid))
+        second = set(pool.run(list(range(20)), _worker_pid))
+    assert os.getpid() not in first and second <= first  # the same workers, forked once
+
+
+ROWS = [
+    {"id": f"x{i}", "n": i, "score": 0.5 if i % 2 else 1, "ok": i % 3 == 0,
+     "note": None if i < 70 else "late", "cached": i % 2 == 0}
+    for i in range(120)
+]  # fmt: skip
+
+
+def _stream(folder: Path, rows: list[dict[str, Any]], **options: Any) -> Any:
+    with TableWriter(folder, "v", volatile=("cached",), **options) as writer:
+        for row in rows:
+            writer.add(row)
+        return writer.close()
+
+
+def test_a_streamed_table_is_the_table_written_whole(tmp_path: Path) -> None:
+    whole = write_table(ROWS, tmp_path / "whole", "v", volatile=("cached",))
+    streamed = _stream(tmp_path / "streamed", ROWS, block=25)  # five parquet blocks
+    assert streamed.written
+    assert streamed.csv.read_bytes() == whole.csv.read_bytes()
+    assert pq.read_table(streamed.parquet).equals(pq.read_table(whole.parquet))
+    # a column null in the first blocks takes its type from the later ones
+    assert str(pq.read_table(streamed.parquet).schema.field("note").type) == "string"
+    assert sorted(p.name for p in (tmp_path / "streamed").iterdir()) == [
+        ".v.digest",
+        "v.csv",
+        "v.parquet",
+    ]
+
+
+def test_unchanged_rows_leave_the_files_and_write_nothing(tmp_path: Path) -> None:
+    write_table(ROWS, tmp_path, "v", volatile=("cached",))
+    before = {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
+    again = _stream(tmp_path, [{**r, "cached": True} for r in ROWS])  # only volatile differs
+    assert not again.written
+    assert {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()} == before
+    changed = _stream(tmp_path, [{**ROWS[0], "n": -1}, *ROWS[1:]])
+    assert changed.written and "x0,-1," in changed.csv.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([{"a": 1}, {"b": 1}], "row 2 has columns ['b'], not ['a']"),
+        ([{"a": 1}, {"a": "one"}], "column 'a' mixes int, str"),
+    ],
+)
+def test_a_bad_row_writes_nothing(tmp_path: Path, rows: list[dict[str, Any]], message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("[", r"\[")):
+        _stream(tmp_path, rows)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xef\xbb\xbffirst\nsecond\n",
+        b"one\n\xffbad\n",
+        b"one\ntwo\x00\n",
+        "¬∀x\n".encode("utf-16"),
+        b"",
+    ],
+)
+def test_lines_are_refused_where_the_whole_file_is(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(content)
+    try:
+        whole: list[str] | str = read_text_file(path).split("\n")
+    except DataError as exc:
+        whole = str(exc)
+    try:
+        lines: list[str] | str = [text for _, text in text_lines(path)]
+        if isinstance(whole, list) and whole[-1] == "" and content:
+            whole = whole[:-1]  # the last "\n" ends a line: no empty line after it
+    except DataError as exc:
+        lines = str(exc)
+    assert lines == (whole if content else [])
+
+
+def test_questions_are_counted_across_block_boundaries(tmp_path: Path) -> None:
+    theory = {"id": "T", "questions": {f"Q{i}": {"question": "Bob is big."} for i in range(9)}}
+    line = json.dumps(theory)
+    path = tmp_path / "meta-test.jsonl"
+    count = (1 << 20) // len(line) * 3  # about three blocks, keys cut at every boundary
+    path.write_text((line + "\n") * count, encoding="utf-8")
+    assert count_questions(path) == 9 * count
