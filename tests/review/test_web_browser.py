@@ -358,6 +358,8 @@ def _cut_off(page: Any) -> list[int]:
 def test_no_formula_is_cut_off_at_any_width(
     browser: Any, serve: Any, tmp_path: Path, width: int
 ) -> None:
+    from playwright.sync_api import expect
+
     queue = tmp_path / "long.csv"
     row = QueueRow.from_cells(
         {
@@ -384,6 +386,13 @@ def test_no_formula_is_cut_off_at_any_width(
     page.keyboard.press("Enter")
     page.keyboard.type(" ∧ " + " ∧ ".join(f"Bark{i}(rex)" for i in range(30)))
     assert "\n" not in boxes.nth(1).input_value()
+    assert _cut_off(page) == []
+    # a long formula that does not parse: its caret line scrolls in its cell, and the page
+    # stays as wide as the window (27 of FOLIO v2 validation's 64 queued items were wider)
+    boxes.nth(1).fill(LONG_PREMISE.removesuffix(")"))
+    assert checked(page).startswith("syntax error")
+    expect(page.locator('pre.caret[data-index="1"]')).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth + 1")
     assert _cut_off(page) == []
     if SCREENSHOT:
         page.screenshot(path=SCREENSHOT.replace(".png", f"-{width}.png"), full_page=True)
