@@ -5,7 +5,8 @@ folder (nothing cached), `refinery check` (verdicts.csv / .parquet) and the whol
 Refine run (`refinery.pipeline.refine_here`, rules only, a fixed run id) on FOLIO v2 validation
 and train and ProofWriter's meta-test, into DIR/<source>/. `compare A B` diffs two snapshots
 file by file, byte for byte, after masking only what differs between two runs of the same code
-on the same machine: wall-clock times, the creation stamp and the temporary paths (`VOLATILE`).
+on the same machine: wall-clock times, the creation stamp, the temporary paths, the queue's
+keyed seals and the digests of files that hold times (`VOLATILE`).
 Parquet files are compared by their rows.
 
 Usage:
@@ -33,8 +34,12 @@ SOURCES = {
     "train": DATA / "folio_v2" / "reconstructed" / "folio_v2_train.jsonl",
     "proofwriter": DATA / "proofwriter" / "meta-test.jsonl",
 }
-#: JSON keys whose values are wall-clock measurements (or the run's creation stamp).
-VOLATILE = re.compile(r"^(seconds|seconds_\w+|prover_seconds|spent|elapsed|created_at)$")
+#: JSON keys and columns whose values differ between two runs of the same code: wall-clock
+#: measurements, the run's creation stamp, a queue row's seal (an HMAC under the state folder's
+#: own random key) and run.json's digests of the files (which hold the timings).
+VOLATILE = re.compile(
+    r"^(seconds|seconds_\w+|prover_seconds|spent|elapsed|created_at|row_seal|files)$"
+)
 #: The same measurements as the CSV and the reports print them.
 _TEXT_TIMES = re.compile(r"\b\d+\.\d+ ?s\b|\b\d+(\.\d+)? ms\b")
 
@@ -68,8 +73,9 @@ def write(out: Path, names: list[str]) -> None:
 
 def _files(root: Path) -> Iterator[Path]:
     for path in sorted(root.rglob("*")):
-        # the digest beside a table records its size and mtime: a cache, not an output
-        if path.is_file() and not path.name.endswith((".lock", ".digest")):
+        # the digest beside a table and a queue's `.written.json` record a file's size, inode
+        # and mtime: a cache, not an output
+        if path.is_file() and not path.name.endswith((".lock", ".digest", ".written.json")):
             yield path.relative_to(root)
 
 
