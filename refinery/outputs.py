@@ -203,37 +203,21 @@ def write_table(
     Raises:
         ValueError: a column mixes text, numbers or truth values.
     """
-    parquet, csv_path, sidecar = (out_dir / f"{stem}.parquet", out_dir / f"{stem}.csv",
-                                  out_dir / f".{stem}.digest")  # fmt: skip
     columns = list(dict.fromkeys(key for row in rows for key in row))
-    kept = [c for c in columns if c not in volatile]
-    digest = hashlib.sha256(
-        json.dumps([columns, [[row.get(c) for c in kept] for row in rows]], default=str).encode()
-    ).hexdigest()
-    if _stamp(digest, parquet, csv_path) == _read(sidecar):
-        return Written(parquet, csv_path, written=False)
-    import pyarrow.parquet as pq
-
-    table = arrow_table(rows, columns)
-    atomic_write(parquet, lambda tmp: pq.write_table(table, tmp))
-
-    def write_csv(tmp: Path) -> None:
-        with tmp.open("w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(columns)
-            writer.writerows([_cell(row.get(c)) for c in columns] for row in rows)
-
-    atomic_write(csv_path, write_csv)
-    atomic_write_text(sidecar, _stamp(digest, parquet, csv_path))
-    return Written(parquet, csv_path, written=True)
+    with TableWriter(out_dir, stem, volatile=volatile) as writer:
+        for row in rows:
+            writer.add({c: row.get(c) for c in columns})
+        if not rows:
+            writer.columns(columns)
+        return writer.close()
 
 
 class TableWriter:
-    """`write_table` for rows that come one at a time: memory holds one block of rows, however
-    many there are.
+    """A table written a row at a time (`write_table` is one whose rows are all at hand): memory
+    holds one block of rows, however many there are.
 
     `add` writes each row to `<stem>.csv`'s temp file and to a temp file of JSON lines, and
-    folds it into the digest `write_table` would compute. `close` then either drops both temp
+    folds it into the rows' digest. `close` then either drops both temp
     files, when the digest and the files are those the sidecar recorded (nothing written,
     pyarrow not imported), or builds `<stem>.parquet` from the JSON lines, `block` rows at a
     time, and renames both into place. The columns are the first row's keys, in order; a row
@@ -263,21 +247,27 @@ class TableWriter:
         if kind is not None:
             self.abort()
 
-    def add(self, row: Mapping[str, Any]) -> None:
-        """Write one row (see the class docstring for what it must hold)."""
+    def columns(self, names: Sequence[str]) -> list[str]:
+        """The table's columns: `names`, unless the first row (or an earlier call) fixed them
+        (a table with no row still has a header)."""
         if self._columns is None:
-            self._columns = list(row)
+            self._columns = list(names)
             self._writer.writerow(self._columns)
             self._digest.update(f"[{json.dumps(self._columns)}, [".encode())
-        elif len(row) != len(self._columns) or any(c not in row for c in self._columns):
-            raise ValueError(f"row {self.rows + 1} has columns {list(row)}, not {self._columns}")
-        kept = [row[c] for c in self._columns if c not in self._volatile]
+        return self._columns
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Write one row (see the class docstring for what it must hold)."""
+        columns = self.columns(list(row))
+        if len(row) != len(columns) or any(c not in row for c in columns):
+            raise ValueError(f"row {self.rows + 1} has columns {list(row)}, not {columns}")
+        kept = [row[c] for c in columns if c not in self._volatile]
         self._digest.update(((", " if self.rows else "") + json.dumps(kept, default=str)).encode())
-        for column in self._columns:
+        for column in columns:
             if row[column] is not None:
                 self._kinds.setdefault(column, set()).add(_value_kind(row[column]))
-        self._writer.writerow([_cell(row[c]) for c in self._columns])
-        self._lines.write(json.dumps({c: row[c] for c in self._columns}, ensure_ascii=False))
+        self._writer.writerow([_cell(row[c]) for c in columns])
+        self._lines.write(json.dumps({c: row[c] for c in columns}, ensure_ascii=False))
         self._lines.write("\n")
         self.rows += 1
 
@@ -286,9 +276,7 @@ class TableWriter:
         self._csv.close()
         self._lines.close()
         try:
-            if self._columns is None:
-                self._columns = []
-                self._digest.update(b"[[], [")
+            self.columns([])  # no row and no columns: an empty table
             self._digest.update(b"]]")
             stamp = _stamp(self._digest.hexdigest(), self.parquet, self.csv)
             if stamp == _read(self._sidecar):

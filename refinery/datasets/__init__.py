@@ -56,10 +56,17 @@ def load_any(
     """
     from refinery.datasets import folio, proofwriter
 
-    hub = isinstance(source, str) and source.startswith("hf:")
-    if not hub and proofwriter.looks_like_proofwriter(source):
+    if _is_proofwriter(source):
         return proofwriter.load(source, dataset=dataset, split=split)
     return folio.load(source, dataset=dataset, split=split)
+
+
+def _is_proofwriter(source: str | Path) -> bool:
+    """Whether `source` is a local ProofWriter file (`proofwriter.looks_like_proofwriter`)."""
+    from refinery.datasets import proofwriter
+
+    hub = isinstance(source, str) and source.startswith("hf:")
+    return not hub and proofwriter.looks_like_proofwriter(source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +93,9 @@ def stream_any(
     """
     from refinery.datasets import folio, proofwriter
 
-    hub = isinstance(source, str) and source.startswith("hf:")
-    if not hub and proofwriter.looks_like_proofwriter(source):
+    if _is_proofwriter(source):
         path = Path(source)
-        split = split or folio.infer_names(path)[1]
-        found = proofwriter.iter_items(path, dataset=dataset or proofwriter.DATASET, split=split)
+        found = proofwriter.iter_items(path, dataset=dataset, split=split)
         return Stream(found, True, proofwriter.count_questions(path))
     result = folio.load(source, dataset=dataset, split=split)
     return Stream(iter((*result.errors, *result.items)), False, len(result.items))

@@ -440,8 +440,7 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
     ('proofwriter/test/T-OWA-1_Q1', ('Big(bob)',), '¬Big(bob)', 'False')
     """
     path = Path(source)
-    dataset = dataset or DATASET
-    split = split or infer_names(path)[1]
+    dataset, split = _names(path, dataset, split)
     items: list[Item] = []
     errors: list[LoadError] = []
     for found in iter_items(path, dataset=dataset, split=split):
@@ -454,10 +453,13 @@ def load(source: str | Path, *, dataset: str | None = None, split: str | None = 
     return LoadResult(items=tuple(items), errors=tuple(errors), dataset=dataset, split=split)
 
 
-def iter_items(path: Path, *, dataset: str, split: str) -> Iterator[Item | LoadError]:
+def iter_items(
+    path: Path, *, dataset: str | None = None, split: str | None = None
+) -> Iterator[Item | LoadError]:
     """`load`'s items and errors one theory at a time, in file order: a file of any size is read
     in the memory of its longest line. An empty file, an unreadable one and a closed-world one
     raise `DataError` as in `load`; a file with no item does not (the caller counts)."""
+    dataset, split = _names(path, dataset, split)
     _refuse_closed_world(str(path), where=str(path))
     seen: dict[str, int] = {}
     blank = True
@@ -507,6 +509,11 @@ def iter_items(path: Path, *, dataset: str, split: str) -> Iterator[Item | LoadE
     if blank:
         size = path.stat().st_size
         raise DataError(f"{path}: {empty_text_reason('' if size == 0 else ' ')}")
+
+
+def _names(path: Path, dataset: str | None, split: str | None) -> tuple[str, str]:
+    """The items' dataset and split: as given, else ``proofwriter`` and the file's split."""
+    return dataset or DATASET, split or infer_names(path)[1]
 
 
 def count_questions(path: Path) -> int:

@@ -177,7 +177,8 @@ def read_text_file(path: Path, *, save_as: str = "UTF-8") -> str:
     and how to save it instead (`save_as`). A legacy code page is refused, not guessed: it has
     already lost ∀∃¬.
     """
-    raw = _open(path).read()
+    with _open(path) as fh:
+        raw = fh.read()
     _refuse_utf16(raw[:4096], path, save_as)
     if b"\x00" in raw:
         _refuse_nul(path, raw[: raw.index(b"\x00")].count(b"\n") + 1)
