@@ -1,16 +1,21 @@
-"""FOL Refinery's `check` beside cotlog's gold-FOL checker, on FOLIO v2, as a user runs both.
+"""FOL Refinery's `check` beside its peers' gold-FOL checkers, on FOLIO v2, as a user runs them.
 
-cotlog (github.com/metareflection/cotlog) decides a label with E alone (no consistency question,
-one process); `refinery check` asks Z3 and E three questions, in worker processes, and says why.
-Rounds alternate the two commands (A B A B …); each `refinery check` round starts from an empty
-state folder (cold), then runs once more on it (warm). Prints medians and the ratio per split,
-and both tools' agreement with the gold labels.
+The peers, each from a checkout you name (neither is a dependency, nothing of them is copied):
+- cotlog (github.com/metareflection/cotlog, `--cotlog DIR`, the folder holding `src/cotlog`)
+  decides a label with E alone (no consistency question, one process). Its gold path reads
+  `# SZS` lines, so it needs an E that prints them (E 2.x, e.g. Debian's `eprover` 2.6) first on
+  PATH; `--cotlog-eprover` names the folder holding that binary;
+- the AF-agent paper's pipeline (github.com/zyni2001/AF-agent at commit 3b04a45, `--af-agent
+  DIR`): FOLIO's FOL rewritten to TPTP with regular expressions and one prover, Vampire
+  (`--vampire`, default `$VAMPIRE_PATH`), item after item; run from the checkout by
+  `peer_af_agent.py`.
+`refinery check` asks Z3 and E three questions per item, in worker processes, and says why.
+Rounds alternate the commands (A B C A B C …); each `refinery check` round starts from an empty
+state folder (cold), then runs once more on it (warm). Prints medians, our cold wall as a ratio
+to each peer's and to the fastest, and every tool's agreement with the gold labels.
 
-cotlog is not a dependency: pass its checkout (`--cotlog DIR`, the folder holding `src/cotlog`).
-Its gold path reads `# SZS` lines, so it needs an E that prints them (E 2.x, e.g. Debian's
-`eprover` 2.6) first on PATH; `--cotlog-eprover` names the folder holding that binary.
-
-Usage: python benchmarks/bench_peer.py --cotlog DIR [--rounds 3] [--data ../shared/data]
+Usage: python benchmarks/bench_peer.py [--cotlog DIR] [--af-agent DIR] [--rounds 3]
+                                       [--data ../shared/data]
 """
 
 from __future__ import annotations
@@ -53,6 +58,19 @@ def _cotlog_counts(out: Path) -> tuple[int, int]:
     return len(decided), sum(1 for r in records if r["correct"])
 
 
+def _af_agent(checkout: Path, data: Path, out: Path, vampire: str, env: dict[str, str]) -> float:
+    script = Path(__file__).with_name("peer_af_agent.py")
+    argv = [sys.executable, str(script), str(data), str(out), vampire]
+    return _timed(argv, {**env, "PYTHONPATH": str(checkout / "src")}, cwd=checkout)
+
+
+def _af_agent_counts(out: Path) -> tuple[int, int]:
+    """(items decided True or False, items matching gold) of the paper's pipeline."""
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    decided = [r for r in records if r["predicted"] in ("True", "False")]
+    return len(decided), sum(1 for r in records if r["predicted"] == r["gold"])
+
+
 def _ours_counts(verdicts: Path) -> tuple[int, int, Counter[str]]:
     with verdicts.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -66,53 +84,81 @@ def _ours_counts(verdicts: Path) -> tuple[int, int, Counter[str]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cotlog", type=Path, required=True)
+    parser.add_argument("--cotlog", type=Path, help="a cotlog checkout")
     parser.add_argument("--cotlog-eprover", type=Path, default=Path("/usr/bin"))
+    parser.add_argument("--af-agent", type=Path, help="an AF-agent checkout (commit 3b04a45)")
+    parser.add_argument("--vampire", default=os.environ.get("VAMPIRE_PATH", "vampire"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--splits", default="validation,train")
     parser.add_argument(
         "--data", type=Path, default=Path(os.environ.get("REFINERY_SHARED_DATA", "../shared/data"))
     )
     args = parser.parse_args()
-    if not (args.cotlog / "src" / "cotlog").is_dir():
+    if args.cotlog is None and args.af_agent is None:
+        print("name a peer: --cotlog DIR and/or --af-agent DIR", file=sys.stderr)
+        return 2
+    if args.cotlog is not None and not (args.cotlog / "src" / "cotlog").is_dir():
         print(f"cotlog not found at {args.cotlog}; pass --cotlog DIR", file=sys.stderr)
+        return 2
+    if (
+        args.af_agent is not None
+        and not (args.af_agent / "src" / "folio_utils" / "vampire_runner.py").is_file()
+    ):
+        print(f"AF-agent not found at {args.af_agent}; pass --af-agent DIR", file=sys.stderr)
+        return 2
+    vampire = shutil.which(args.vampire) if args.af_agent is not None else None
+    if args.af_agent is not None and vampire is None:
+        print(f"no Vampire at {args.vampire}; pass --vampire or set VAMPIRE_PATH", file=sys.stderr)
         return 2
     folder = args.data / "folio_v2" / "reconstructed"
     base = {k: v for k, v in os.environ.items() if k != "VAMPIRE_PATH"}  # the default provers
     cot_env = {**base, "PATH": f"{args.cotlog_eprover}{os.pathsep}{base.get('PATH', '')}"}
     work = Path(tempfile.mkdtemp(prefix="refinery-peer-"))
-    print(
-        f"{args.rounds} rounds, alternating; cotlog with {shutil.which('eprover', path=cot_env['PATH'])}"
+    peers = ", ".join(
+        [f"cotlog with {shutil.which('eprover', path=cot_env['PATH'])}"] * bool(args.cotlog)
+        + [f"AF-agent with {vampire}"] * bool(args.af_agent)
     )
+    print(f"{args.rounds} rounds, alternating; {peers}")
     try:
         for split in args.splits.split(","):
             data = folder / f"folio_v2_{split}.jsonl"
-            cot, cold, warm = [], [], []
+            walls: dict[str, list[float]] = {"cotlog": [], "af-agent": [], "cold": [], "warm": []}
             for k in range(args.rounds):
-                cot.append(_cotlog(args.cotlog, data, work / "cotlog", cot_env))
+                if args.cotlog is not None:
+                    walls["cotlog"].append(_cotlog(args.cotlog, data, work / "cotlog", cot_env))
+                if args.af_agent is not None and vampire is not None:
+                    af_out = work / "af-agent.jsonl"
+                    walls["af-agent"].append(_af_agent(args.af_agent, data, af_out, vampire, base))
                 state = work / f"state-{split}-{k}"
                 env = {**base, "REFINERY_STATE_DIR": str(state)}
                 check = [str(REFINERY), "check", str(data), "--quiet", "--out", str(work / split)]
-                cold.append(_timed(check, env))
-                warm.append(_timed(check, env))
+                walls["cold"].append(_timed(check, env))
+                walls["warm"].append(_timed(check, env))
                 shutil.rmtree(state)
-            c, o, w = statistics.median(cot), statistics.median(cold), statistics.median(warm)
-            cot_decided, cot_right = _cotlog_counts(work / "cotlog")
-            decided, right, categories = _ours_counts(work / split / "verdicts.csv")
+            median = {name: statistics.median(w) for name, w in walls.items() if w}
             print(f"\n== FOLIO v2 {split} ({data.name})")
+            names = {"cotlog": "cotlog (E only)", "af-agent": "AF-agent (Vampire only)",
+                     "cold": "refinery check, cold", "warm": "refinery check, warm"}  # fmt: skip
+            for name, label in names.items():
+                if name in median:
+                    rounds = ", ".join(f"{x:.2f}" for x in walls[name])
+                    print(f"{label:<24} {median[name]:7.2f} s   rounds {rounds}")
+            peers_median = {n: m for n, m in median.items() if n in ("cotlog", "af-agent")}
+            for name, wall in peers_median.items():
+                print(f"cold ÷ {name:<17} {median['cold'] / wall:7.3f}×")
+            fastest = min(peers_median, key=peers_median.__getitem__)
             print(
-                f"cotlog (E only)        {c:7.2f} s   rounds {', '.join(f'{x:.2f}' for x in cot)}"
+                f"cold ÷ fastest peer     {median['cold'] / peers_median[fastest]:7.3f}× ({fastest})"
             )
-            print(
-                f"refinery check, cold   {o:7.2f} s   rounds {', '.join(f'{x:.2f}' for x in cold)}"
-            )
-            print(
-                f"refinery check, warm   {w:7.2f} s   rounds {', '.join(f'{x:.2f}' for x in warm)}"
-            )
-            print(f"cold ÷ cotlog          {o / c:7.3f}×")
-            print(
-                f"decided / match gold   cotlog {cot_decided} / {cot_right}; refinery {decided} / {right}"
-            )
+            decided, right, categories = _ours_counts(work / split / "verdicts.csv")
+            counts = [f"refinery {decided} / {right}"]
+            if args.cotlog is not None:
+                cot_decided, cot_right = _cotlog_counts(work / "cotlog")
+                counts.append(f"cotlog {cot_decided} / {cot_right}")
+            if args.af_agent is not None:
+                af_decided, af_right = _af_agent_counts(work / "af-agent.jsonl")
+                counts.append(f"AF-agent {af_decided} / {af_right}")
+            print("decided / match gold   " + "; ".join(counts))
             print(
                 "refinery categories    "
                 + ", ".join(f"{k} {v}" for k, v in categories.most_common())

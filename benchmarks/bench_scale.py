@@ -64,9 +64,13 @@ def measure_local(source: Path, workers: int, budget: float, state: Path) -> dic
     )
     wall = time.perf_counter() - started
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # largest worker or prover
-    labels = hashlib.sha256("".join(f"{r.id}\t{r.label}\n" for r in rows).encode())
     return {"rows": len(rows), "wall": wall, "driver": _peak_kib(), "worker": children,
-            "categories": _categories(rows), "labels": labels.hexdigest()[:16]}  # fmt: skip
+            "categories": _categories(rows), "labels": _labels_of_rows(rows)}  # fmt: skip
+
+
+def _labels_of_rows(rows: list[Any]) -> str:
+    """A digest of every (id, label) pair, as `_labels_of_csv` reads it from a table."""
+    return hashlib.sha256("".join(f"{r.id}\t{r.label}\n" for r in rows).encode()).hexdigest()[:16]
 
 
 def measure_stream(source: Path, workers: int, budget: float, state: Path) -> dict[str, Any]:
@@ -156,14 +160,14 @@ def measure_dask(source: Path, workers: int, budget: float, state: Path) -> dict
                 workers=workers,
                 cache=str(state / "verdicts.sqlite"),
                 task_runner=cluster.scheduler_address.replace("tcp://", "dask://"),
-            )
+            ).value
             wall = time.perf_counter() - started
             peaks = client.run(_peak_kib)
     finally:
         cluster.close()
         server.stop()
     return {"rows": len(rows), "wall": wall, "driver": _peak_kib(), "worker": max(peaks.values()),
-            "categories": _categories(rows)}  # fmt: skip
+            "categories": _categories(rows), "labels": _labels_of_rows(rows)}  # fmt: skip
 
 
 def _categories(rows: list[Any]) -> dict[str, int]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prefect import flow
 
-from flows.cluster import check_on_cluster
+from flows.cluster import Handed, check_on_cluster
 from refinery.check import CheckRow
 from refinery.datasets.records import Item
 from refinery.parallel import parse_task_runner
@@ -29,8 +29,9 @@ def check_flow(
     cache: str | None,
     task_runner: str,
     evidence: bool = True,
-) -> list[CheckRow]:
-    """Check every item of the sources on the cluster `task_runner` names; rows in input order.
+) -> Handed[list[CheckRow]]:
+    """Check every item of the sources on the cluster `task_runner` names; rows in input order
+    (`Handed`: Prefect would walk every row of a returned list).
 
     `evidence=False` decides labels only (`refinery check --no-evidence`).
     """
@@ -40,4 +41,4 @@ def check_flow(
     budget = Budget(seconds=budget_seconds, rlimit=rlimit)
     spec = parse_task_runner(task_runner)
     cache_path = Path(cache) if cache else None
-    return check_on_cluster(items, provers, budget, cache_path, spec, workers, evidence)
+    return Handed(check_on_cluster(items, provers, budget, cache_path, spec, workers, evidence))

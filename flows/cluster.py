@@ -4,7 +4,9 @@ A stage runs its driver steps here, in the flow's process (`plan-*`: the caches 
 can; `finish-*`), and maps story batches on a `prefect-dask` / `prefect-ray` task runner that
 lives as long as the stage. Batch size adapts to the cluster: `refinery.parallel.story_batches`
 makes about four batches per worker thread (more for big runs). Results are stored by the driver
-as each batch completes. A fully cached stage starts no cluster.
+as each batch completes. A fully cached stage starts no cluster. The driver's tasks take the
+run's items, rows and plans `quote`d: Prefect would otherwise walk every one of them for
+futures, seconds on a large input.
 
 Workers report their task runs to the flow's Prefect API. Without `PREFECT_API_URL` the flow
 runs on Prefect's temporary server; its address is handed to the workers (`api_for_workers`), so
@@ -18,7 +20,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 from prefect.task_runners import TaskRunner
@@ -32,15 +34,29 @@ from refinery.pipeline import RefineSettings
 from refinery.prove.verdict import Budget
 from tasks.batches import (
     LLM_TAG,
+    Cargo,
     check_batch_task,
     finish_check_task,
     finish_repair_task,
     plan_check_task,
     plan_repair_task,
     repair_batch_task,
+    unwalked,
 )
 
 R = TypeVar("R")
+T = TypeVar("T")
+
+
+class Handed(Generic[T]):
+    """A flow's return value that Prefect hands back as it is: it walks every list, dict and
+    dataclass a flow returns, looking for futures, which costs seconds on ten thousand rows.
+    (Task parameters are kept out of that walk with `quote`.)"""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
 
 
 def task_runner(spec: TaskRunnerSpec, workers: int) -> TaskRunner[Any]:
@@ -125,7 +141,7 @@ def map_batches(
     scheduler runs again, where completion callbacks can miss the re-run.
     """
     futures = [
-        runner.submit(task, {"index": i, "stories": batch, "job": job})
+        runner.submit(task, {"index": i, "stories": Cargo(batch), "job": job})
         for i, batch in enumerate(batches)
     ]
     for future in futures:
@@ -142,13 +158,13 @@ def check_on_cluster(
     evidence: bool = True,
 ) -> list[CheckRow]:
     """The check stage with its batches on the cluster `spec` names (`workers`: a new one's size)."""
-    plan = plan_check_task(items, provers, budget, cache, evidence)
+    plan = plan_check_task(unwalked(items), provers, budget, cache, evidence)
     if plan.pending:
         with cluster(spec, workers) as (runner, n):
             batches = story_batches(plan.pending, n)
             for result in map_batches(runner, check_batch_task, batches, plan.job):
                 plan.add(result)
-    return finish_check_task(plan)
+    return finish_check_task(unwalked(plan))
 
 
 def repair_on_cluster(
@@ -158,7 +174,7 @@ def repair_on_cluster(
     config = settings.repair_config()
     caches = (settings.cache_path(), settings.outcome_cache_path())
     plan = plan_repair_task(
-        items, rows, list(settings.provers), settings.budget(), config, caches,
+        unwalked(items), unwalked(rows), list(settings.provers), settings.budget(), config, caches,
         settings.llm_concurrency,
     )  # fmt: skip
     task = repair_batch_task
@@ -168,4 +184,4 @@ def repair_on_cluster(
         with cluster(settings.runner(), settings.workers) as (runner, n):
             for result in map_batches(runner, task, story_batches(plan.pending, n), plan.job):
                 plan.add(result)
-    return [o.replace(run_id=settings.run_id) for o in finish_repair_task(plan)]
+    return [o.replace(run_id=settings.run_id) for o in finish_repair_task(unwalked(plan))]

@@ -32,6 +32,7 @@ from refinery.datasets.records import Item, LoadResult
 from refinery.errors import RefineryError
 from refinery.outcomes import Outcome
 from refinery.runs.changes import Changes
+from tasks.batches import unwalked
 from tasks.refine import (
     changes_task,
     check_task,
@@ -50,35 +51,36 @@ from tasks.refine import (
 @dataclass(frozen=True)
 class TaskSteps:
     """The refine steps as Prefect tasks (`refinery.pipeline.Steps`); check and repair go to
-    story batches on a cluster when `settings.task_runner` names one (flows.cluster)."""
+    story batches on a cluster when `settings.task_runner` names one (flows.cluster). Items,
+    rows and outcomes go in `quote`d: Prefect would walk each of them for futures."""
 
     def load(self, source: str) -> LoadResult:
         return load_items(source)
 
     def validate_input(self, items: list[Item], cache: Path | None) -> dict[str, Any]:
-        return validate_input_task(items, cache)
+        return validate_input_task(unwalked(items), cache)
 
     def check(self, items: list[Item], settings: pipeline.RefineSettings) -> list[CheckRow]:
         spec = settings.runner()  # local: one task over this machine's pool
         provers, budget, cache = list(settings.provers), settings.budget(), settings.cache_path()
         if spec.distributed:
             return check_on_cluster(items, provers, budget, cache, spec, settings.workers)
-        return check_task(items, provers, budget, settings.workers, cache)
+        return check_task(unwalked(items), provers, budget, settings.workers, cache)
 
     def repair(
         self, items: list[Item], rows: list[CheckRow], settings: pipeline.RefineSettings
     ) -> list[Outcome]:
         if settings.runner().distributed:
             return repair_on_cluster(items, rows, settings)
-        return repair_task(items, rows, settings)
+        return repair_task(unwalked(items), unwalked(rows), settings)
 
     def write_outputs(
         self, items: list[Item], outcomes: list[Outcome], settings: pipeline.RefineSettings
     ) -> dict[str, Any]:
-        return write_outputs_task(items, outcomes, settings)
+        return write_outputs_task(unwalked(items), unwalked(outcomes), settings)
 
     def validate_output(self, outcomes: list[Outcome], cache: Path | None) -> dict[str, Any]:
-        return validate_output_task(outcomes, cache)
+        return validate_output_task(unwalked(outcomes), cache)
 
     def write_report(
         self,
@@ -86,15 +88,15 @@ class TaskSteps:
         validations: dict[str, Any],
         settings: pipeline.RefineSettings,
     ) -> dict[str, str]:
-        return write_report_task(outcomes, validations, settings)
+        return write_report_task(unwalked(outcomes), validations, settings)
 
     def compare(
         self, outcomes: list[Outcome], rows: list[CheckRow], settings: pipeline.RefineSettings
     ) -> Changes:
-        return changes_task(outcomes, rows, settings)
+        return changes_task(unwalked(outcomes), unwalked(rows), settings)
 
     def finish(self, settings: pipeline.RefineSettings, outcomes: list[Outcome]) -> dict[str, int]:
-        return finish_run_task(settings, outcomes)
+        return finish_run_task(settings, unwalked(outcomes))
 
 
 @flow(name="refine")
@@ -110,8 +112,8 @@ def refine_flow(settings: pipeline.RefineSettings) -> dict[str, Any]:
     assert finished.changes is not None  # the flow always compares with the previous run
     failure = finished.failure()
     try:
-        publish_artifacts_task(finished.outcomes, finished.report["markdown"])
-        publish_changes_task(finished.changes, failure, finished.outcomes)
+        publish_artifacts_task(unwalked(finished.outcomes), finished.report["markdown"])
+        publish_changes_task(finished.changes, failure, unwalked(finished.outcomes))
     except Exception as exc:  # noqa: BLE001 - the run is complete: its artifacts are extras
         get_run_logger().warning(
             f"the run is complete in {finished.settings.out_dir}, but its Prefect artifacts "

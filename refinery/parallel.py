@@ -134,14 +134,17 @@ def story_batches(
 
     About `per_slot` batches per slot, so a slow batch does not leave the others idle at the
     end and a lost worker loses a small share; more when a batch would exceed `max_items`, which
-    bounds the work redone after a loss and the size of one result. Largest story first, each
-    into the lightest batch.
+    bounds the work redone after a loss and the size of one result. The count is a multiple of
+    `slots` (where there are stories enough), so the last round keeps every worker busy: 15
+    batches on 2 workers would leave one idle for a whole batch. Largest story first, each into
+    the lightest batch.
 
     >>> [[len(s) for s in b] for b in story_batches([[1] * 5, [2] * 3, [3] * 2, [4]], 1, per_slot=2)]
     [[5, 1], [3, 2]]
     """
     total = sum(len(s) for s in stories)
-    count = min(len(stories), max(1, slots * per_slot, -(-total // max_items)))
+    wanted = max(1, slots * per_slot, -(-total // max_items))
+    count = min(len(stories), -(-wanted // slots) * slots)
     heap = [(0, i) for i in range(count)]
     batches: list[list[Sequence[S]]] = [[] for _ in range(count)]
     for story in sorted(stories, key=len, reverse=True):

@@ -40,13 +40,19 @@ class JsonStore:
     """`get`/`put` JSON values by string key in table `table` of the SQLite file `path`."""
 
     def __init__(
-        self, path: Path | None, table: str = "entries", *, read_only: bool = False
+        self,
+        path: Path | None,
+        table: str = "entries",
+        *,
+        read_only: bool = False,
+        upto: int | None = None,
     ) -> None:
         if not table.isidentifier():
             raise ValueError(f"table name must be an identifier, got {table!r}")
         self.path = path
         self.table = table
         self.read_only = read_only
+        self.upto = upto  # read only entries up to this row (`last_row`, `worker_view`)
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._recorded: dict[str, str] = {}  # read_only: JSON text put here, for the driver
@@ -120,8 +126,12 @@ class JsonStore:
         conn = self._connect()
         if conn is None:
             return None
+        query = f"SELECT value FROM {self.table} WHERE key = ?"
+        args: tuple[object, ...] = (key,)
+        if self.upto is not None:
+            query, args = query + " AND rowid <= ?", (key, self.upto)
         try:
-            row = conn.execute(f"SELECT value FROM {self.table} WHERE key = ?", (key,)).fetchone()
+            row = conn.execute(query, args).fetchone()
         except sqlite3.OperationalError as err:
             if "decode" in str(err):  # a value that is not UTF-8: damaged, so a miss
                 self._forget(key)
@@ -144,6 +154,25 @@ class JsonStore:
             conn.commit()
         except _WRITE_ERRORS:
             pass
+
+    def last_row(self) -> int:
+        """The number of the newest row written (0 for none): a view made with it as `upto`
+        holds what the store holds now, not what is written after. SQLite numbers each new
+        row past the highest, and a key written again is a new row.
+
+        Read on a connection of its own, closed at once: the driver asks this before it forks
+        its workers, and a child must not inherit an open connection to a file it then opens
+        itself (SQLite's locks and shared memory are per process)."""
+        if self.path is None or not self.path.is_file():
+            return 0
+        conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=60)
+        try:
+            (last,) = conn.execute(f"SELECT max(rowid) FROM {self.table}").fetchone()
+        except sqlite3.OperationalError:
+            return 0  # no table yet
+        finally:
+            conn.close()
+        return int(last or 0)
 
     def put(self, key: str, value: Any) -> None:
         self.put_raw([(key, json.dumps(value, ensure_ascii=False, default=str))])
@@ -214,10 +243,14 @@ def this_host() -> str:
     return socket.gethostname()
 
 
-def worker_view(path: Path | None, table: str, host: str) -> JsonStore:
+def worker_view(path: Path | None, table: str, host: str, upto: int | None = None) -> JsonStore:
     """A worker's read-only view of the driver's cache: the file only on the driver's `host`.
 
     A worker elsewhere gets an empty view (it recomputes), so SQLite is never read across a
-    network filesystem, and never written but by the driver.
+    network filesystem, and never written but by the driver. With `upto` (the driver's
+    `last_row` when it planned the run) the view holds only what the cache held then: the
+    driver stores each batch's results as they come, and a question two stories share would
+    otherwise be answered from the cache or proved again depending on which batch finished
+    first, so the same run could report different rows as cached.
     """
-    return JsonStore(path if host == this_host() else None, table, read_only=True)
+    return JsonStore(path if host == this_host() else None, table, read_only=True, upto=upto)

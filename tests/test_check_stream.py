@@ -20,8 +20,9 @@ from refinery.check.stream import check_stream, chunks
 from refinery.check.summary import all_agree, category_counts, prover_agreement, tally
 from refinery.datasets import load_any, stream_any
 from refinery.datasets.proofwriter import count_questions
-from refinery.datasets.records import read_text_file, text_lines
+from refinery.datasets.records import Item, read_text_file, text_lines
 from refinery.errors import DataError
+from refinery.labels import Label
 from refinery.outputs import TableWriter, write_table
 from refinery.parallel import StoryPool
 from refinery.prove.verdict import Budget
@@ -91,6 +92,34 @@ def test_a_streamed_check_gives_the_rows_of_a_whole_one(
     agreement = counts.agreement("z3", "eprover")
     assert agreement == prover_agreement(whole, "z3", "eprover")
     assert (agreement.agree, agreement.both_decided) == all_agree(whole, ["z3", "eprover"])
+
+
+def _twin(story: str) -> Item:
+    return Item(
+        dataset="twins", split="test", story_id=story, example_id=f"{story}-1",
+        premises=(f"All cats of {story} purr.", "Tom is a cat."),
+        premises_fol=("∀x (Cat(x) → Purr(x))", "Cat(tom)"),
+        conclusion="Tom purrs.", conclusion_fol="Purr(tom)", label=Label.TRUE, raw_label="True",
+        source="twins.jsonl", line=1, raw="{}",
+    )  # fmt: skip
+
+
+@pytest.mark.prover
+def test_stories_that_ask_the_same_questions_are_proved_alike(tmp_path: Path) -> None:
+    """Two stories whose formulas are the same ask the same questions. Which is answered from
+    the cache must not depend on which batch the driver stored first: a run sees the cache as
+    it was when the run was planned, so here neither is, and both twins prove the same."""
+    from vampire.registry import build_provers
+
+    cache = tmp_path / "verdicts.sqlite"
+    settings: dict[str, Any] = {"prover_factory": build_provers, "prover_names": ["z3"],
+                                "budget": Budget(), "cache_path": cache}  # fmt: skip
+    rows = check_items([_twin("a"), _twin("b")], workers=1, **settings)  # one after the other
+    assert [r.cached for r in rows] == [False, False]
+    assert [r.label for r in rows] == ["True", "True"]
+    # a later run's stories are answered from what the earlier one stored
+    again = check_items([_twin("c")], workers=1, **settings)
+    assert again[0].cached and again[0].label == "True"
 
 
 def _worker_pid(stories: list[int]) -> int:

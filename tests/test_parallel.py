@@ -23,7 +23,8 @@ def test_batches_keep_stories_whole_and_balance_them(sizes: list[int], slots: in
     batches = story_batches(stories, slots)
     flat = [story for batch in batches for story in batch]
     assert sorted(map(tuple, flat)) == sorted(map(tuple, stories))  # each story once, whole
-    assert len(batches) == min(len(stories), max(4 * slots, -(-sum(sizes) // 2000)))
+    wanted = max(4 * slots, -(-sum(sizes) // 2000))
+    assert len(batches) == min(len(stories), -(-wanted // slots) * slots)
     loads = [sum(map(len, b)) for b in batches]
     assert max(loads) - min(loads) <= max(sizes)  # greedy: never more than one story apart
 
@@ -31,6 +32,13 @@ def test_batches_keep_stories_whole_and_balance_them(sizes: list[int], slots: in
 def test_big_runs_get_more_batches_than_workers_need() -> None:
     stories = [[i] * 10 for i in range(1000)]  # 10,000 items: at most 2,000 per batch
     assert len(story_batches(stories, 1)) == 5 and len(story_batches(stories, 8)) == 32
+
+
+def test_the_last_round_keeps_every_worker_busy() -> None:
+    stories = [[i] * 10 for i in range(3000)]  # 30,000 items: 15 batches of 2,000 would do
+    batches = story_batches(stories, 2)
+    assert len(batches) == 16  # not 15: on 2 workers the 15th would run alone
+    assert {sum(map(len, b)) for b in batches} == {1870, 1880}
 
 
 @pytest.mark.parametrize(
@@ -104,3 +112,19 @@ def test_llm_concurrency_caps_local_repair_processes_only_with_the_llm() -> None
     with_llm = RefineSettings(source="x", workers=8, llm_concurrency=2, agents=("rules", "llm"))
     assert with_llm.repair_workers() == 2
     assert with_llm.model_copy(update={"agents": ("rules",)}).repair_workers() == 8
+
+
+def test_a_view_up_to_a_row_does_not_see_what_is_written_after(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    driver = JsonStore(path, "verdicts")
+    assert driver.last_row() == 0  # no file yet: nothing to see
+    driver.put("old", 1)
+    driver.put("again", 2)
+    mark = driver.last_row()
+    driver.put("new", 3)
+    driver.put("again", 4)  # written again: a new row, past the mark
+    here = __import__("socket").gethostname()
+    view = worker_view(path, "verdicts", host=here, upto=mark)
+    assert view.get("old") == 1
+    assert view.get("new") is None and view.get("again") is None
+    assert worker_view(path, "verdicts", host=here).get("again") == 4  # no mark: everything

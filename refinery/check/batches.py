@@ -43,8 +43,9 @@ def group_stories(items: Iterable[Item]) -> list[list[Item]]:
 class CheckJob:
     """What a check batch needs besides its stories; picklable, it travels to every worker.
 
-    `cache_path` is the driver's verdict cache: a worker on the driver's `host` reads it, a
-    worker elsewhere proves afresh, and none writes it (`refinery.store.worker_view`).
+    `cache_path` is the driver's verdict cache: a worker on the driver's `host` reads it as it
+    was when the run was planned (`cache_upto`), a worker elsewhere proves afresh, and none
+    writes it (`refinery.store.worker_view`).
     `evidence` is `Checker.evidence`.
     """
 
@@ -54,6 +55,7 @@ class CheckJob:
     cache_path: Path | None = None
     host: str = field(default_factory=this_host)
     evidence: bool = True
+    cache_upto: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +74,8 @@ def worker_provers(factory: ProverFactory, names: tuple[str, ...], thread: int) 
 
 def check_batch(stories: Sequence[Sequence[Item]], job: CheckJob) -> CheckBatch:
     """Check whole stories on a worker; never writes a cache (see `CheckJob`)."""
-    cache = VerdictCache(None, store=worker_view(job.cache_path, VERDICT_TABLE, job.host))
+    view = worker_view(job.cache_path, VERDICT_TABLE, job.host, job.cache_upto)
+    cache = VerdictCache(None, store=view)
     provers = worker_provers(job.prover_factory, job.prover_names, threading.get_ident())
     checker = Checker(provers, job.budget, cache, job.evidence)
     rows = [row for story in stories for row in checker.check_story(story)]
@@ -135,7 +138,10 @@ def plan_check(
     cached, pending = from_cache(
         group_stories(items), row_store, lambda it, _: keys[it.id], on_progress
     )
-    job = CheckJob(prover_factory, tuple(prover_names), budget, cache_path, evidence=evidence)
+    job = CheckJob(
+        prover_factory, tuple(prover_names), budget, cache_path,
+        evidence=evidence, cache_upto=verdicts.last_row(),
+    )  # fmt: skip
     return CheckPlan(
         items,
         job,

@@ -152,7 +152,7 @@ def _check_on_cluster(args: Args, names: list[str], cache: Path | None) -> list[
     from flows.server import temporary_api
 
     with temporary_api():  # a server that ends with the run, unless Prefect names one
-        rows: list[CheckRow] = check_flow(
+        handed = check_flow(
             sources=list(args.sources),
             provers=names,
             budget_seconds=args.budget,
@@ -162,6 +162,7 @@ def _check_on_cluster(args: Args, names: list[str], cache: Path | None) -> list[
             task_runner=args.task_runner,
             evidence=not args.no_evidence,
         )
+    rows: list[CheckRow] = handed.value
     return rows
 
 

@@ -81,6 +81,10 @@ class VerdictCache:
         """Create the file before worker processes open it (see `refinery.store`)."""
         self._store.prepare()
 
+    def last_row(self) -> int:
+        """The store's newest row: a worker view's `upto` (`refinery.store.worker_view`)."""
+        return self._store.last_row()
+
     def get(self, key: str) -> Verdict | None:
         data = self._store.get(key)
         if data is None:

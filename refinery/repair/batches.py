@@ -87,8 +87,9 @@ Pending = list[tuple[Item, CheckRow, dict[str, Any] | None]]
 class RepairJob:
     """What a repair batch needs besides its stories; picklable, it travels to every worker.
 
-    The cache paths are the driver's: a worker on the driver's `host` reads them, none writes
-    them (`refinery.store.worker_view`). `llm_gate()` is entered around every HTTP request to
+    The cache paths are the driver's: a worker on the driver's `host` reads them (the verdicts
+    as they were when the run was planned, `cache_upto`), none writes them
+    (`refinery.store.worker_view`). `llm_gate()` is entered around every HTTP request to
     the LLM (a cluster-wide concurrency limit); None: no limit.
     """
 
@@ -99,6 +100,7 @@ class RepairJob:
     cache_path: Path | None = None
     host: str = field(default_factory=this_host)
     llm_gate: Callable[[], AbstractContextManager[Any]] | None = None
+    cache_upto: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +123,8 @@ def _story_fol(items: Iterable[Item]) -> list[str]:
 def repair_batch(stories: Sequence[Pending], job: RepairJob) -> RepairBatch:
     """Repair whole stories on a worker (cached outcomes pass through); writes no cache."""
     config = job.config
-    verdicts = VerdictCache(None, store=worker_view(job.cache_path, VERDICT_TABLE, job.host))
+    view = worker_view(job.cache_path, VERDICT_TABLE, job.host, job.cache_upto)
+    verdicts = VerdictCache(None, store=view)
     checker = Checker(
         worker_provers(job.prover_factory, job.prover_names, threading.get_ident()),
         job.budget,
@@ -224,8 +227,9 @@ def plan_repair(
         on_progress,
     )
     job = RepairJob(
-        prover_factory, tuple(prover_names), budget, config, cache_path, llm_gate=llm_gate
-    )
+        prover_factory, tuple(prover_names), budget, config, cache_path,
+        llm_gate=llm_gate, cache_upto=verdicts.last_row(),
+    )  # fmt: skip
     todo = [[(it, row, found) for (it, row), found in story] for story in pending]
     return RepairPlan(items, job, todo, cached, store, verdicts, replies, on_progress)
 
