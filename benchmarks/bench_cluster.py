@@ -20,8 +20,6 @@ Usage: python benchmarks/bench_cluster.py [--sources FILE ...] [--runners local 
 from __future__ import annotations
 
 import argparse
-import csv
-import hashlib
 import json
 import os
 import shutil
@@ -31,10 +29,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # the other benchmarks' helpers
+from bench_scale import labels_of_csv  # noqa: E402
+from enlarge_proofwriter import write_enlarged  # noqa: E402
+
 BIN = Path(sys.executable).parent
 ENV = {**os.environ, "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
        "RAY_AUTH_MODE": "token"}  # fmt: skip
@@ -118,14 +120,11 @@ def check(source: Path, runner: str, work: Path) -> dict[str, object]:
     if done.returncode not in (0, 1):  # 1: a quality gate failed, the table is written
         raise SystemExit(f"refinery check on {runner} failed:\n{done.stderr[-3000:]}")
     summary = json.loads(done.stdout)
-    digest = hashlib.sha256()
-    with (out / "verdicts.csv").open(encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh):
-            digest.update(f"{row['id']}\t{row['label']}\n".encode())
+    labels = labels_of_csv(out / "verdicts.csv")
     shutil.rmtree(state)
     shutil.rmtree(out)
     return {"wall": wall, "items": summary["items"], "cached": summary["cached"],
-            "labels": digest.hexdigest()[:16]}  # fmt: skip
+            "labels": labels}  # fmt: skip
 
 
 def main() -> int:
@@ -140,9 +139,6 @@ def main() -> int:
     try:
         sources = args.sources
         if not sources:
-            sys.path.insert(0, str(HERE))
-            from enlarge_proofwriter import write_enlarged
-
             meta = args.data / "proofwriter" / "meta-test.jsonl"
             enlarged = work / str(args.questions) / "meta-test.jsonl"
             folio = args.data / "folio_v2" / "reconstructed" / "folio_v2_train.jsonl"
@@ -153,23 +149,14 @@ def main() -> int:
         for runner in args.runners:
             logs = work / f"logs-{runner}"
             logs.mkdir()
-            if runner == "local":
-                names = [runner] * len(sources)
-                context = None
-            else:
-                context = clusters[runner](logs)
-                address = context.__enter__()
-                names = [address] * len(sources)
-            try:
-                for source, name in zip(sources, names, strict=True):
+            started = nullcontext(runner) if runner == "local" else clusters[runner](logs)
+            with started as name:
+                for source in sources:
                     r = check(source, name, work)
                     results[str(source)][runner] = r
                     label = f"{source.parent.name}/{source.name}"[-28:]
                     print(f"{label:<28} {name:<30} {r['wall']:>7.1f} {r['items']:>6} "
                           f"{r['cached']:>6}  {r['labels']}", flush=True)  # fmt: skip
-            finally:
-                if context is not None:
-                    context.__exit__(None, None, None)
         same = all(len({r["labels"] for r in by.values()}) == 1 for by in results.values())
         print("labels identical on every runner:" if same else "labels DIFFER:", same)
         return 0 if same else 1

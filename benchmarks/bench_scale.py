@@ -69,7 +69,7 @@ def measure_local(source: Path, workers: int, budget: float, state: Path) -> dic
 
 
 def _labels_of_rows(rows: list[Any]) -> str:
-    """A digest of every (id, label) pair, as `_labels_of_csv` reads it from a table."""
+    """A digest of every (id, label) pair, as `labels_of_csv` reads it from a table."""
     return hashlib.sha256("".join(f"{r.id}\t{r.label}\n" for r in rows).encode()).hexdigest()[:16]
 
 
@@ -87,7 +87,7 @@ def measure_stream(source: Path, workers: int, budget: float, state: Path) -> di
         time.sleep(0.1)
     wall = time.perf_counter() - started
     summary = json.loads(proc.stdout.read() if proc.stdout else b"{}")
-    labels = _labels_of_csv(out / "verdicts.csv")
+    labels = labels_of_csv(out / "verdicts.csv")
     return {"rows": summary["items"], "wall": wall, "driver": peak, "worker": 0,
             "categories": dict(sorted((k, v) for k, v in summary["categories"].items() if v)),
             "labels": labels}  # fmt: skip
@@ -118,7 +118,7 @@ def _tree_kib(root: int) -> int:
     return total
 
 
-def _labels_of_csv(path: Path) -> str:
+def labels_of_csv(path: Path) -> str:
     """A digest of every (id, label) pair of a verdicts table, to compare runners by."""
     import csv
     import hashlib

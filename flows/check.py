@@ -11,11 +11,12 @@ from pathlib import Path
 
 from prefect import flow
 
-from flows.cluster import Handed, check_on_cluster
+from flows.cluster import check_on_cluster
 from refinery.check import CheckRow
 from refinery.datasets.records import Item
 from refinery.parallel import parse_task_runner
 from refinery.prove.verdict import Budget
+from tasks.batches import Cargo
 from tasks.refine import load_items
 
 
@@ -29,9 +30,9 @@ def check_flow(
     cache: str | None,
     task_runner: str,
     evidence: bool = True,
-) -> Handed[list[CheckRow]]:
+) -> Cargo[list[CheckRow]]:
     """Check every item of the sources on the cluster `task_runner` names; rows in input order
-    (`Handed`: Prefect would walk every row of a returned list).
+    (in a `Cargo`: Prefect would walk every row of a returned list).
 
     `evidence=False` decides labels only (`refinery check --no-evidence`).
     """
@@ -41,4 +42,4 @@ def check_flow(
     budget = Budget(seconds=budget_seconds, rlimit=rlimit)
     spec = parse_task_runner(task_runner)
     cache_path = Path(cache) if cache else None
-    return Handed(check_on_cluster(items, provers, budget, cache_path, spec, workers, evidence))
+    return Cargo(check_on_cluster(items, provers, budget, cache_path, spec, workers, evidence))

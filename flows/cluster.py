@@ -20,7 +20,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 from prefect.task_runners import TaskRunner
@@ -45,18 +45,6 @@ from tasks.batches import (
 )
 
 R = TypeVar("R")
-T = TypeVar("T")
-
-
-class Handed(Generic[T]):
-    """A flow's return value that Prefect hands back as it is: it walks every list, dict and
-    dataclass a flow returns, looking for futures, which costs seconds on ten thousand rows.
-    (Task parameters are kept out of that walk with `quote`.)"""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: T) -> None:
-        self.value = value
 
 
 def task_runner(spec: TaskRunnerSpec, workers: int) -> TaskRunner[Any]:

@@ -44,13 +44,14 @@ T = TypeVar("T")
 
 
 class Cargo(Generic[T]):
-    """A batch's stories as Prefect and Dask should carry them to a worker: whole, unopened.
+    """A value Prefect and Dask carry as one object, unopened: a batch's stories to a worker,
+    the check flow's rows back to the command.
 
-    Prefect walks every task parameter for futures, and Dask hashes (or rebuilds) the
-    arguments of a task it is given; on a batch of a thousand items each walk costs the
-    driver about a second of CPU that its workers need (on 10,000 ProofWriter questions, 6 of
-    the 7 seconds a cluster run spent submitting). Nothing in a batch is a future, so it is
-    carried as one object with a token of its own.
+    Prefect walks every task parameter and every flow's return value for futures, and Dask
+    hashes (or rebuilds) the arguments of a task it is given; on a thousand items each walk
+    costs the driver about a second of CPU that its workers need (on 10,000 ProofWriter
+    questions, 6 of the 7 seconds a cluster run spent submitting, and 4 s after the flow
+    returned its rows). Nothing in it is a future, so it goes whole, with a token of its own.
     """
 
     __slots__ = ("value", "_token")
