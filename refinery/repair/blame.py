@@ -38,9 +38,15 @@ the FOL with the defect mended (`refinery.repair.retest`), the mended FOL never 
 - a conclusion relation no premise uses that, written as a premise relates the same thing in
   the same place (`From(x, watershed)` beside `In(x, watershed)`), proves the gold label is
   vocabulary;
+- a constant in a place where every other formula has one other constant its sentence says
+  (`Failed(james, james)` for "James failed the class"), written as the others write it, that
+  proves the gold label is vocabulary;
 - a gold True or False the FOL leaves open, where reading one conditional premise both ways
   ("if" as "if and only if", a converse its sentence does not state) proves it, rests on
-  affirming the consequent or denying the antecedent: the label.
+  affirming the consequent or denying the antecedent: the label;
+- one no background fact found closes is *surmised* a formula misread in a way no check names
+  (`structure`): on real annotations that is what is mostly left, and a surmise is never a
+  deeper cause than a name found drifting.
 
 None of these suggests a label: only a proof from the FOL as it stands does.
 """
@@ -101,6 +107,8 @@ class Blame:
     #: the background search, where one ran: the facts that close the proof of the gold label
     #: (none found: no axioms)
     background: Bridge | None = None
+    #: the cause is what remains once every check came back empty, not what one found
+    surmised: bool = False
 
 
 def blame(
@@ -194,6 +202,14 @@ def _mismatch(context: ItemContext, retest: Retest | None = None, mend: bool = T
         said = f"{home}'s {name} is in no other formula, which have {other}"
         mended = retest.renamed(context, name, other, home) if retest else None
         return _named(context, said, f"written {other}", mended, retest, mend)
+    for where, text, said in _stray_arguments(context) if retest else ():
+        assert retest is not None
+        mended = retest.reading({**context.fol, where: text})
+        if mended.agreed is context.gold:
+            return Blame(
+                Cause.VOCABULARY,
+                f"{said}; written {text}, the FOL proves the gold {_gold(context)}",
+            )
     for name, place, other in _same_place(context, conclusion - premises) if retest else ():
         mended = retest.renamed(context, name, other) if retest else None
         if mended is not None and mended.agreed is context.gold:
@@ -236,11 +252,24 @@ def _mismatch(context: ItemContext, retest: Retest | None = None, mend: bool = T
                 f"and only if'), which its sentence does not say",
                 background=bridge,
             )
+        if retest is None:  # no search ran: a missing fact is as likely as anything
+            return Blame(
+                Cause.KNOWLEDGE,
+                f"the premises prove neither the conclusion nor its negation: a fact the "
+                f"sentences take for granted, or a defect no check names, blocks the gold "
+                f"{_gold(context)}",
+            )
+        # No fact the search can find closes the proof. On real annotations what remains is
+        # mostly a formula that misreads its sentence in a way no check names (a witness
+        # written twice, a constant copied from the formula above), rarely a missing fact.
         return Blame(
-            Cause.KNOWLEDGE,
-            f"the premises prove neither the conclusion nor its negation: a fact the sentences "
-            f"take for granted, or a defect no check names, blocks the gold {_gold(context)}",
+            Cause.STRUCTURE,
+            f"the premises prove neither the conclusion nor its negation and no background "
+            f"fact found closes the proof of the gold {_gold(context)}: a formula that "
+            f"misreads its sentence in a way no check names, or a fact the sentences take for "
+            f"granted",
             background=bridge,
+            surmised=True,
         )
     assert context.agreed is not None
     if wanted == {CONCLUSION}:  # every proof used no premise
@@ -307,7 +336,7 @@ def _deeper(after: Blame) -> bool:
     open: the mended name may be one of several drifted ones."""
     if after.cause is Cause.KNOWLEDGE:
         return after.background is not None and bool(after.background.axioms)
-    return after.cause in (Cause.LABEL, Cause.STRUCTURE)
+    return after.cause in (Cause.LABEL, Cause.STRUCTURE) and not after.surmised
 
 
 def _gold(context: ItemContext) -> str:
@@ -422,6 +451,48 @@ def _orphan(context: ItemContext) -> tuple[str, str, str] | None:
                 continue
             return home, name, other
     return None
+
+
+def _stray_arguments(context: ItemContext) -> list[tuple[str, str, str]]:
+    """(where, the formula rewritten, what was seen) for each atom `P(…, c, …)` whose constant
+    `c` sits in a place where every other formula's `P` of that arity has one other constant
+    `d`, whose words the formula's sentence says: `Failed(james, james)` for "James failed the
+    class" beside `Failed(x, theClass)`. The rewrite writes `d` there; only re-proving tells
+    whether that was the slip."""
+    uses: dict[tuple[str, int, int], dict[str, set[str]]] = {}
+    for where, text in context.fol.items():
+        for atom in atoms_of(text):
+            for i, arg in enumerate(atom.args):
+                held = arg.name if isinstance(arg, Const) else "?"
+                uses.setdefault((atom.name, len(atom.args), i), {}).setdefault(held, set()).add(
+                    where
+                )
+    found: list[tuple[str, str, str]] = []
+    for where, text in context.fol.items():
+        for atom in atoms_of(text):
+            for i, (arg, span) in enumerate(zip(atom.args, atom.arg_spans, strict=True)):
+                if not isinstance(arg, Const):
+                    continue
+                others = {
+                    held
+                    for held, places in uses[(atom.name, len(atom.args), i)].items()
+                    if places - {where}
+                }
+                if len(others) != 1 or arg.name in others or "?" in others:
+                    continue
+                (other,) = others
+                if where in uses[(atom.name, len(atom.args), i)].get(other, set()):
+                    continue  # this formula writes the other constant there too
+                said = tokens(context.nl.get(where, ""))
+                if not all(any(same_word(w, t) for t in said) for w in _words(other)):
+                    continue  # the sentence does not say the other constant's words
+                after = text[: span[0]] + other + text[span[1] :]
+                seen = (
+                    f"{where} writes {atom.name} with {arg.name} where every other formula "
+                    f"has {other}"
+                )
+                found.append((where, after, seen))
+    return found
 
 
 def _initials(a: str, b: str) -> bool:

@@ -91,6 +91,12 @@ def _negations(
             compounds.append((path, Not(node), []))
             if s.denies_both and isinstance(node, And):
                 both.append(compounds[-1])
+    if s.denies_both and not both:
+        # "if X is not both A and B, then …" with no word of A or B after the cue: the
+        # conjunction a rule's condition states
+        for path, node in nodes(formula):
+            if isinstance(node, Implies) and isinstance(node.left, And):
+                both.append(((*path, 0), Not(node.left), []))
     changes = both or [*changes, *compounds]
     guesses: list[Change] = []
     for path, node in nodes(formula):

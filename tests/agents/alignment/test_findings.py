@@ -813,3 +813,12 @@ def test_a_place_within_a_place_nests_and_is_not_a_swap() -> None:
     story = ["In(california, unitedStates)", "In(california, unitedStates) ∧ State(california)"]
     fol = "In(losAngeles, california)"
     assert "argument_order" not in [k for k, _ in _kinds(fol, "LA is in California.", story)]
+
+
+def test_a_not_both_the_formula_drops_is_missing_though_an_either_or_is_written_exclusive() -> None:
+    # the ⊕ says the consequent's "either … or"; the condition's "not both" has no ¬ at all
+    sentence = "If Rob is not both a singer and a dancer, then Rob either paints or writes."
+    fol = "Singer(rob) ∧ Dancer(rob) → (Paint(rob) ⊕ Write(rob))"
+    assert ("negation_missing", 0.85) in _kinds(fol, sentence)
+    # "…, but not both" closing its clause is what the ⊕ says
+    assert _kinds("Paint(rob) ⊕ Write(rob)", "Rob paints or writes, but not both.") == []

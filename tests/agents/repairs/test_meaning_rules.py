@@ -78,6 +78,20 @@ def test_not_both_negates_the_conjunction_never_one_conjunct() -> None:
     ] not in (afters(candidates))
 
 
+def test_a_not_both_of_a_condition_whose_words_no_name_says_negates_the_condition() -> None:
+    # "a person who can resist …": no predicate names the words after the cue
+    sentence = (
+        "If Rob is not both a person who resists sweets and regretful, then Rob either paints "
+        "or writes."
+    )
+    wrong = "Resist(rob, sweets) ∧ Regret(rob) → (Paint(rob) ⊕ Write(rob))"
+    f = aligned([wrong, "Resist(rob, sweets)"], [sentence, "Rob resists sweets."])
+    candidates = negation.propose(f)
+    fixed = "¬(Resist(rob, sweets) ∧ Regret(rob)) → (Paint(rob) ⊕ Write(rob))"
+    assert afters(candidates)[0] == [("premises[0]", fixed)]
+    assert candidates[0][0].guess is False
+
+
 def test_the_restored_not_keeps_the_annotators_notation() -> None:
     for text, fixed in [
         ("forall x (Cat(x) -> Bark(x))", "forall x (Cat(x) -> ¬Bark(x))"),

@@ -52,9 +52,11 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
         message = "'no … not' cancels out (every A is B), the formula negates once"
         return [missing_negation(0.7, cues, message)]
     if cues and f.negations == 0 and not named:
-        # ⊕ says "not both" and ≠ says "not the same" without a ¬; two negations may cancel
-        # ("no … without"), so an even count is weaker evidence
-        implicit = (f.xors or f.distinct) and not _SAMENESS.isdisjoint(s.words)
+        # ⊕ says "…, but not both" and ≠ says "not the same" without a ¬; two negations may
+        # cancel ("no … without"), so an even count is weaker evidence. A "not both" followed
+        # by its parts denies a conjunction, which no ⊕ elsewhere in the formula says.
+        xor_says = f.xors and not s.denies_both
+        implicit = (xor_says or f.distinct) and not _SAMENESS.isdisjoint(s.words)
         if count % 2 == 0 and contrapositive(s, f):
             return []  # "if not A, then not B" written B → A: read right
         score = 0.4 if implicit else 0.85 if count % 2 else 0.6
