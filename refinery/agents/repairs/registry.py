@@ -26,6 +26,7 @@ from refinery.agents.repairs import (
     negation,
     parentheses,
     quantifiers,
+    resplit,
     retype,
     switch_connective,
     typos,
@@ -64,6 +65,7 @@ RULES: tuple[Rule, ...] = (
     Rule.of(connectives),
     Rule.of(compounds),
     Rule.of(retype),
+    Rule.of(resplit),
     # meaning: proposed only where the alignment blames a formula (`repairs.semantic`)
     Rule.of(near_names),
     Rule.of(negation),

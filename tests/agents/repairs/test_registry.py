@@ -63,6 +63,7 @@ def test_rule_table() -> None:
         ("both_or_neither_iff", ErrorClass.WRONG_CONNECTIVE),
         ("split_compound", ErrorClass.NAMING_DRIFT),
         ("retype_name", ErrorClass.NAMING_DRIFT),
+        ("resplit_name", ErrorClass.NAMING_DRIFT),
         # meaning rules: proposed only from an alignment finding
         ("unify_near_names", ErrorClass.NAMING_DRIFT),
         ("fix_negation", ErrorClass.WRONG_NEGATION),
