@@ -8,6 +8,10 @@ is an animal"). The search tries axioms of fixed templates over the item's own s
   the other's words) or WordNet does (some sense of "bee" is a kind of "animal");
 - `∀x (P(x) → ¬Q(x))`, only where WordNet calls the two adjectives opposites;
 - `P(c)` for a constant, only where WordNet says what `c` names is a P ("Georgia" is a "state");
+- `C(c)` for a constant, where every rule of the premises that says of a thing what the
+  story says of `c` (the same relation, the same place) speaks of `C` things only: the rules
+  about books are taken to be about Hamlet, which the story treats as one;
+- `∀x ∀y (R(x, y) → ¬R(y, x))` where R's name says "than": a comparison holds one way;
 - `¬(a = b)` for two constants: two names, two things;
 - `∀x ∀y (P(x) ∧ P(y) → x = y)`, only where P's name holds a superlative ("the smallest race
   track" is one thing), so that what the story says of it holds of every one so named.
@@ -31,11 +35,11 @@ from dataclasses import dataclass
 from refinery.addresses import CONCLUSION, PREMISE_ADDRESS, background
 from refinery.agents.models import ItemContext
 from refinery.agents.reading.lexicon import Lexicon
-from refinery.agents.reading.words import content, name_words
+from refinery.agents.reading.words import FUNCTION_WORDS, content, name_words
 from refinery.check import Checker
 from refinery.datasets.records import Item
 from refinery.labels import Label
-from refinery.logic.analysis import occurrences
+from refinery.logic.analysis import occurrences, subformulas
 from refinery.logic.parse import parses
 from refinery.logic.printer import to_text
 from refinery.logic.syntax import And, Const, Eq, Forall, Formula, Implies, Not, Pred, Var
@@ -82,15 +86,18 @@ def candidates(context: ItemContext, lexicon: Lexicon | None) -> list[Candidate]
     """Every templated axiom over the item's unary predicates and constants that the words or
     WordNet support, best first."""
     unary: set[str] = set()
+    binary: set[str] = set()
     constants: set[str] = set()
     for text in context.fol.values():
         f = parses(text)
         for o in occurrences(f) if f is not None else ():
             if o.kind == "predicate" and o.arity == 1:
                 unary.add(o.name)
+            elif o.kind == "predicate" and o.arity == 2:
+                binary.add(o.name)
             elif o.kind == "constant":
                 constants.add(o.name)
-    out: list[Candidate] = []
+    out: list[Candidate] = [*_presumed(context), *_comparisons(binary)]
     for p in sorted(unary):
         for q in sorted(unary - {p}):
             rule = Forall("x", Implies(Pred(p, (Var("x"),)), Pred(q, (Var("x"),))))
@@ -232,6 +239,98 @@ def _with_extras(item: Item, context: ItemContext, extras: tuple[str, ...]) -> I
         premises=(*base.premises, *("" for _ in extras)),
         premises_fol=(*base.premises_fol, *extras),
     )
+
+
+def _comparisons(binary: Iterable[str]) -> list[Candidate]:
+    """`∀x ∀y (R(x, y) → ¬R(y, x))` for each two-place R whose name says "than"
+    (`RankHigherThan`): of two things, one ranks higher than the other, not both ways."""
+    out = []
+    for r in sorted(binary):
+        if "than" in name_words(r):
+            x, y = Var("x"), Var("y")
+            one_way = Implies(Pred(r, (x, y)), Not(Pred(r, (y, x))))
+            support = f"a comparison: '{' '.join(name_words(r))}' holds one way between two things"
+            out.append(Candidate(Forall("x", Forall("y", one_way)), support, 1))
+    return out
+
+
+def _presumed(context: ItemContext) -> list[Candidate]:
+    """`C(c)` where the story says of the constant `c` what its rules ask only of `C` things:
+    every premise rule whose condition has an atom of a relation in a place where `c` stands
+    elsewhere guards that variable with `C` in the same condition, no formula says whether `c`
+    is a `C`, and no premise states a one-place fact of `c` (a thing the story gives a kind of
+    its own, "Jason Kramer is a music supervisor", is not presumed another from a rule that may
+    be misread). "All books written by Neil Gaiman …", "Hamlet is written by Neil Gaiman": the
+    story takes Hamlet to be a book."""
+    guards: dict[tuple[str, int], list[set[str]]] = {}  # (relation, place) → each rule's guards
+    stands: dict[str, set[tuple[str, int]]] = {}  # constant → (relation, place) it stands in
+    said: set[tuple[str, str]] = set()  # (C, c) some formula already says or denies
+    kinded: set[str] = set()  # constants a premise states a one-place fact of
+    for where, text in context.fol.items():
+        f = parses(text)
+        if f is None:
+            continue
+        if where != CONCLUSION:
+            stated = f.args if isinstance(f, And) else (f,)
+            kinded |= {
+                a.args[0].name
+                for a in stated
+                if isinstance(a, Pred) and len(a.args) == 1 and isinstance(a.args[0], Const)
+            }
+        for atom in (n for n in subformulas(f) if isinstance(n, Pred)):
+            for i, term in enumerate(atom.args):
+                if isinstance(term, Const):
+                    stands.setdefault(term.name, set()).add((atom.name, i))
+                    if len(atom.args) == 1:
+                        said.add((atom.name, term.name))
+        if where == CONCLUSION:
+            continue
+        for var, condition in _rules(f):
+            kinds = {a.name for a in condition if a.args == (Var(var),)}
+            for atom in condition:
+                if atom.args == (Var(var),) and atom.name in kinds:
+                    continue  # a guard itself
+                for i, term in enumerate(atom.args):
+                    if term == Var(var):
+                        guards.setdefault((atom.name, i), []).append(kinds)
+    out: list[Candidate] = []
+    for c, places in sorted(stands.items()):
+        if c in kinded:
+            continue  # the story gives it a kind of its own: the words or WordNet must link them
+        for relation, i in sorted(places):
+            rules = guards.get((relation, i), [])
+            if not rules:
+                continue
+            for kind in sorted(set.intersection(*rules) - {relation}):
+                if (kind, c) not in said and _a_kind(kind):
+                    support = (
+                        f"the story's rules ask {relation} only of {_phrase(kind)} things, "
+                        f"and say it of {c}"
+                    )
+                    out.append(Candidate(Pred(kind, (Const(c),)), support, 1))
+    return list({c.text: c for c in out}.values())
+
+
+def _a_kind(name: str) -> bool:
+    """Whether a one-place predicate names a kind of thing (`Book`, `LeetcodeProblems`), not a
+    circumstance its first word places it in (`InThisBatch`)."""
+    words = name_words(name)
+    return bool(words) and words[0] not in FUNCTION_WORDS
+
+
+def _rules(f: Formula) -> list[tuple[str, list[Pred]]]:
+    """(variable, the atoms its condition joins) for a premise `∀x (A ∧ B … → …)` (`∀x ∀y …`
+    gives both variables). Only a condition guards: a rule's consequent says what follows,
+    and taking a thing to be of the kind it follows for would affirm the consequent."""
+    variables: list[str] = []
+    while isinstance(f, Forall):
+        variables.append(f.var)
+        f = f.body
+    if not isinstance(f, Implies):
+        return []
+    parts = f.left.args if isinstance(f.left, And) else (f.left,)
+    condition = [p for p in parts if isinstance(p, Pred)]
+    return [(v, condition) for v in variables]
 
 
 def _kind_of(lexicon: Lexicon, p: str, q: str) -> tuple[str, ...]:

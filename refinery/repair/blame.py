@@ -43,10 +43,7 @@ the FOL with the defect mended (`refinery.repair.retest`), the mended FOL never 
   proves the gold label is vocabulary;
 - a gold True or False the FOL leaves open, where reading one conditional premise both ways
   ("if" as "if and only if", a converse its sentence does not state) proves it, rests on
-  affirming the consequent or denying the antecedent: the label;
-- one no background fact found closes is *surmised* a formula misread in a way no check names
-  (`structure`): on real annotations that is what is mostly left, and a surmise is never a
-  deeper cause than a name found drifting.
+  affirming the consequent or denying the antecedent: the label.
 
 None of these suggests a label: only a proof from the FOL as it stands does.
 """
@@ -107,8 +104,6 @@ class Blame:
     #: the background search, where one ran: the facts that close the proof of the gold label
     #: (none found: no axioms)
     background: Bridge | None = None
-    #: the cause is what remains once every check came back empty, not what one found
-    surmised: bool = False
 
 
 def blame(
@@ -252,24 +247,11 @@ def _mismatch(context: ItemContext, retest: Retest | None = None, mend: bool = T
                 f"and only if'), which its sentence does not say",
                 background=bridge,
             )
-        if retest is None:  # no search ran: a missing fact is as likely as anything
-            return Blame(
-                Cause.KNOWLEDGE,
-                f"the premises prove neither the conclusion nor its negation: a fact the "
-                f"sentences take for granted, or a defect no check names, blocks the gold "
-                f"{_gold(context)}",
-            )
-        # No fact the search can find closes the proof. On real annotations what remains is
-        # mostly a formula that misreads its sentence in a way no check names (a witness
-        # written twice, a constant copied from the formula above), rarely a missing fact.
         return Blame(
-            Cause.STRUCTURE,
-            f"the premises prove neither the conclusion nor its negation and no background "
-            f"fact found closes the proof of the gold {_gold(context)}: a formula that "
-            f"misreads its sentence in a way no check names, or a fact the sentences take for "
-            f"granted",
+            Cause.KNOWLEDGE,
+            f"the premises prove neither the conclusion nor its negation: a fact the sentences "
+            f"take for granted, or a defect no check names, blocks the gold {_gold(context)}",
             background=bridge,
-            surmised=True,
         )
     assert context.agreed is not None
     if wanted == {CONCLUSION}:  # every proof used no premise
@@ -336,7 +318,7 @@ def _deeper(after: Blame) -> bool:
     open: the mended name may be one of several drifted ones."""
     if after.cause is Cause.KNOWLEDGE:
         return after.background is not None and bool(after.background.axioms)
-    return after.cause in (Cause.LABEL, Cause.STRUCTURE) and not after.surmised
+    return after.cause in (Cause.LABEL, Cause.STRUCTURE)
 
 
 def _gold(context: ItemContext) -> str:

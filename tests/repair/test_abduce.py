@@ -66,6 +66,67 @@ def test_two_names_are_two_things_when_nothing_else_closes_the_proof() -> None:
     assert found.background.texts == ("ann ≠ bob",)
 
 
+def test_a_comparison_holds_one_way() -> None:
+    found = _blame(
+        [("Real Madrid ranks higher than Barcelona.", "RankHigherThan(realMadrid, barcelona)")],
+        ("Barcelona ranks higher than Real Madrid.", "RankHigherThan(barcelona, realMadrid)"),
+        "False",
+    )
+    assert found.background is not None
+    assert found.background.texts == ("∀x ∀y (RankHigherThan(x, y) → ¬RankHigherThan(y, x))",)
+    assert "a comparison: 'rank higher than' holds one way" in found.evidence
+
+
+def test_a_named_thing_is_of_the_kind_the_rules_ask_for() -> None:
+    # the rules are about books; the story says of Hamlet what they ask of books
+    found = _blame(
+        [
+            (
+                "Tomas has read all books written by Tolkien.",
+                "∀x (Book(x) ∧ WrittenBy(x, tolkien) → ReadBy(x, tomas))",
+            ),
+            ("Hamlet is written by Tolkien.", "WrittenBy(hamlet, tolkien)"),
+        ],
+        ("Tomas has read Hamlet.", "ReadBy(hamlet, tomas)"),
+        "True",
+    )
+    assert found.background is not None
+    assert found.background.texts == ("Book(hamlet)",)
+    assert "the story's rules ask WrittenBy only of book things" in found.evidence
+
+
+def test_a_thing_the_story_gives_a_kind_of_its_own_is_presumed_no_other() -> None:
+    # the rule misreads "a show on a public radio station": its guard is on the host
+    found = _blame(
+        [
+            ("Jason Kramer is a music supervisor.", "MusicSupervisor(jasonKramer)"),
+            (
+                "Anyone who hosts a show on a public radio station is a radio personality.",
+                "∀x ∀y (HostShowOn(x, y) ∧ PublicRadioStation(x) → RadioPersonality(x))",
+            ),
+            ("Jason Kramer hosted a show on a station.", "HostShowOn(jasonKramer, kcrw)"),
+        ],
+        ("Jason Kramer is a radio personality.", "RadioPersonality(jasonKramer)"),
+        "True",
+    )
+    assert found.background is not None
+    assert "PublicRadioStation(jasonKramer)" not in found.background.texts
+
+
+def test_what_a_rule_concludes_is_no_kind_to_presume() -> None:
+    # Mary is late; taking her to have lost time would affirm the consequent
+    found = _blame(
+        [
+            ("If you lose time, you will be late for work.", "∀x (LoseTime(x) → LateForWork(x))"),
+            ("If you go by train, you will not lose time.", "∀x (GoByTrain(x) → ¬LoseTime(x))"),
+            ("Mary is late for work.", "LateForWork(mary)"),
+        ],
+        ("Mary goes by train.", "GoByTrain(mary)"),
+        "False",
+    )
+    assert found.background is not None and found.background.axioms == ()
+
+
 def test_no_bridge_for_what_no_word_supports_and_the_search_is_still_counted() -> None:
     found = _blame(
         [
@@ -75,9 +136,8 @@ def test_no_bridge_for_what_no_word_supports_and_the_search_is_still_counted() -
         ("Jumbo is sleepy.", "Sleepy(jumbo)"),
         "True",
     )
-    # a failure to prove is no evidence against the label; with no fact found, what is left
-    # is surmised to be a defect no check names
-    assert (found.cause, found.clean, found.surmised) == (Cause.STRUCTURE, False, True)
+    # a failure to prove is no evidence against the label: a fact, or a defect no check names
+    assert (found.cause, found.clean) == (Cause.KNOWLEDGE, False)
     assert found.background is not None and found.background.axioms == ()
     assert found.background.calls >= 1
 
