@@ -160,8 +160,18 @@ def causes(notes: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -> 
         print("\n== causes: the outcomes carry no `cause` column")
         return
     right = [i for i in queued if got[i]["cause"] == notes[i]["cause"]]
+    blocking = [
+        i
+        for i in queued
+        if got[i]["cause"] in (notes[i]["cause"], *notes[i].get("also_blocks", ()))
+    ]
     print("\n== causes of queued items")
     print(f"right {_share(len(right), len(queued))}")
+    # a second, looser count: a cause the readers list second that a proof showed blocks too
+    # (the fix without its part no longer proves the right label; `also_blocks`, P00.jsonl)
+    print(
+        f"names a cause shown by proof to block the right label: {_share(len(blocking), len(queued))}"
+    )
     total = Counter(notes[i]["cause"] for i in queued)
     hit = Counter(notes[i]["cause"] for i in right)
     said = Counter((notes[i]["cause"], got[i]["cause"]) for i in queued)

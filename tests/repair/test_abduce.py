@@ -136,8 +136,8 @@ def test_no_bridge_for_what_no_word_supports_and_the_search_is_still_counted() -
         ("Jumbo is sleepy.", "Sleepy(jumbo)"),
         "True",
     )
-    # a failure to prove is no evidence against the label: a fact, or a defect no check names
-    assert (found.cause, found.clean) == (Cause.KNOWLEDGE, False)
+    # a failure to prove suggests no label; with no fact found, the label is surmised
+    assert (found.cause, found.clean, found.surmised) == (Cause.LABEL, False, True)
     assert found.background is not None and found.background.axioms == ()
     assert found.background.calls >= 1
 

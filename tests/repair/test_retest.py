@@ -54,9 +54,11 @@ def test_a_compound_condition_is_not_read_both_ways() -> None:
 
 
 def _no_converse(found: Blame) -> None:
-    """No converse was read: the gold label left open stays a missing fact (or a defect no
-    check names), never a label resting on a converse."""
-    assert (found.cause, found.clean) == (Cause.KNOWLEDGE, False)
+    """No converse was read: the gold label left open, with no fact found, is surmised to
+    claim more than the sentences say, said as a surmise, never a label resting on a converse
+    and never a suggestion."""
+    assert (found.cause, found.clean, found.surmised) == (Cause.LABEL, False, True)
+    assert "(a surmise:" in found.evidence
     assert "read both ways" not in found.evidence
 
 
@@ -124,7 +126,7 @@ def test_a_renamed_name_that_only_leaves_the_gold_open_stays_the_cause() -> None
         # the other formulas write theClass where the conclusion writes james a second time
         ("James failed the class.", Cause.VOCABULARY),
         # the sentence does not say the other constant's words: no slip to read
-        ("James failed himself.", Cause.KNOWLEDGE),
+        ("James failed himself.", Cause.LABEL),
     ],
 )
 def test_a_constant_in_a_place_where_every_other_formula_has_another_is_read_again(
@@ -176,6 +178,18 @@ def test_a_misread_formula_whose_reading_right_proves_another_label_blames_the_l
         "rewritten as the finding asks, Tall(ann) ∧ Rich(ann), the FOL proves True: the gold False is out of reach"
         in (found.evidence)
     )
+
+
+def test_a_misread_formula_whose_rewrite_only_leaves_the_gold_open_stays_its_shape() -> None:
+    # rewritten, nothing proves Ann happy: a surmise about the label is no proof it is out of
+    # reach, so the misread formula stays the cause
+    found = _blame(
+        [("Ann is tall and rich.", "Tall(ann) ∨ Rich(ann)")],
+        ("Ann is tall and happy.", "Tall(ann) ∧ Happy(ann)"),
+        "True",
+    )
+    assert found.cause is Cause.STRUCTURE and not found.surmised
+    assert found.evidence.startswith("premises[0]: and_as_or")
 
 
 def test_a_misread_formula_whose_reading_right_reaches_gold_is_its_shape() -> None:
