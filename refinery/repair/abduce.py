@@ -126,11 +126,26 @@ def candidates(context: ItemContext, lexicon: Lexicon | None) -> list[Candidate]
             one = Implies(And((Pred(p, (x,)), Pred(p, (y,)))), Eq(x, y))
             support = f"a superlative: at most one thing is the {_phrase(p)}"
             out.append(Candidate(Forall("x", Forall("y", one)), support, 1))
-    names = sorted(constants)
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            out.append(Candidate(Not(Eq(Const(a), Const(b))), "two names, two things", 2))
-    return sorted(out, key=lambda c: (c.rank, c.text))
+    out.sort(key=lambda c: (c.rank, c.text))
+    # two names of the same sort first (both awarded the prize, both contributing to a field):
+    # a countermodel that merges names merges many, and only the first few are tried
+    places = _places(context)
+    pairs = [(a, b) for i, a in enumerate(sorted(constants)) for b in sorted(constants)[i + 1 :]]
+    pairs.sort(key=lambda p: (-len(places.get(p[0], set()) & places.get(p[1], set())), p))
+    out += [Candidate(Not(Eq(Const(a), Const(b))), "two names, two things", 2) for a, b in pairs]
+    return out
+
+
+def _places(context: ItemContext) -> dict[str, set[tuple[str, int]]]:
+    """Each constant's (predicate, place) uses over the item's formulas."""
+    found: dict[str, set[tuple[str, int]]] = {}
+    for text in context.fol.values():
+        f = parses(text)
+        for atom in (n for n in subformulas(f) if isinstance(n, Pred)) if f is not None else ():
+            for i, term in enumerate(atom.args):
+                if isinstance(term, Const):
+                    found.setdefault(term.name, set()).add((atom.name, i))
+    return found
 
 
 def abduce(

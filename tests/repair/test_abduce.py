@@ -127,6 +127,32 @@ def test_what_a_rule_concludes_is_no_kind_to_presume() -> None:
     assert found.background is not None and found.background.axioms == ()
 
 
+def test_two_names_of_the_same_sort_are_tried_first() -> None:
+    # "at least two": Minsky and McCarthy both won and both worked in AI; the countermodel
+    # merges every name, and the pair that closes the proof is tried among the first
+    awarded = ["knuth", "minsky", "hamming", "mccarthy"]
+    found = _blame(
+        [
+            (
+                "The award went to four people.",
+                " ∧ ".join(f"AwardedTo(award, {p})" for p in awarded),
+            ),
+            ("Knuth worked on algorithms.", "ContributedTo(knuth, algorithms)"),
+            ("Minsky worked on AI.", "ContributedTo(minsky, ai)"),
+            ("Hamming worked on numerical methods.", "ContributedTo(hamming, numerics)"),
+            ("McCarthy worked on AI.", "ContributedTo(mccarthy, ai)"),
+        ],
+        (
+            "At least two winners worked on AI.",
+            "∃x ∃y (¬(x=y) ∧ AwardedTo(award, x) ∧ AwardedTo(award, y) ∧ ContributedTo(x, ai) "
+            "∧ ContributedTo(y, ai))",
+        ),
+        "True",
+    )
+    assert found.background is not None
+    assert found.background.texts == ("mccarthy ≠ minsky",)
+
+
 def test_no_bridge_for_what_no_word_supports_and_the_search_is_still_counted() -> None:
     found = _blame(
         [
