@@ -179,9 +179,10 @@ def _categories(rows: list[Any]) -> dict[str, int]:
 
 def _one(args: argparse.Namespace) -> int:
     """Child process: one measurement, printed as one JSON line (fresh peak-memory counters)."""
-    state = Path(tempfile.mkdtemp(prefix="refinery-scale-"))
     measure = {"local": measure_local, "dask": measure_dask, "stream": measure_stream}[args.one]
-    result = measure(args.source, args.workers, args.budget, state)
+    # a million questions leave ~14 GB of caches and tables: removed once measured
+    with tempfile.TemporaryDirectory(prefix="refinery-scale-") as state:
+        result = measure(args.source, args.workers, args.budget, Path(state))
     print("RESULT " + json.dumps(result))
     return 0
 
@@ -209,7 +210,12 @@ def main() -> int:
     print(f"check, both provers, {args.workers} workers, budget {args.budget:g} s, cold caches")
     print(f"{'questions':>9} {'runner':>6} {'wall s':>8} {'q/s':>7} {'driver MiB':>10} "
           f"{'worker MiB':>10} {'vs local':>8}  (stream: driver = its whole process tree)")  # fmt: skip
-    work = Path(tempfile.mkdtemp(prefix="refinery-scale-data-"))
+    with tempfile.TemporaryDirectory(prefix="refinery-scale-data-") as work:
+        return _sizes(args, meta, Path(work), write_enlarged)
+
+
+def _sizes(args: argparse.Namespace, meta: Path, work: Path, write_enlarged: Any) -> int:
+    """Each size's input written into `work`, each runner measured on it, then the summary."""
     categories: dict[str, Any] = {}
     labels: dict[str, str] = {}
     for size in args.sizes:
