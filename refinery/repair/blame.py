@@ -53,6 +53,7 @@ None of these suggests a label: only a proof from the FOL as it stands does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -64,9 +65,10 @@ from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.words import content, name_words, same_word, tokens
 from refinery.agents.repairs.located import atoms_of
 from refinery.labels import Label
-from refinery.logic.analysis import occurrences
+from refinery.logic.analysis import occurrences, var_free_in
 from refinery.logic.parse import parses
-from refinery.logic.syntax import Const
+from refinery.logic.printer import to_text
+from refinery.logic.syntax import And, Const, Eq, Exists, Not, Var
 from refinery.outcomes import Cause, Reason
 from refinery.repair.abduce import Bridge
 from refinery.repair.retest import Retest
@@ -203,6 +205,12 @@ def _mismatch(context: ItemContext, retest: Retest | None = None, mend: bool = T
         said = f"{home}'s {name} is in no other formula, which have {other}"
         mended = retest.renamed(context, name, other, home) if retest else None
         return _named(context, said, f"written {other}", mended, retest, mend)
+    short = _shortened(context)
+    if short is not None:
+        where, name, full = short
+        said = f"{where} writes {name} where its sentence names {full}, as other formulas write it"
+        mended = retest.unified(context, full, name) if retest else None
+        return _named(context, said, f"written {full}", mended, retest, mend)
     for where, text, said in _stray_arguments(context) if retest else ():
         assert retest is not None
         mended = retest.reading({**context.fol, where: text})
@@ -228,6 +236,15 @@ def _mismatch(context: ItemContext, retest: Retest | None = None, mend: bool = T
             if cause is Cause.STRUCTURE and retest is not None and mend:
                 return _mended(context, retest, worst.where, said)
             return Blame(cause, said)
+    one = _one_witness(context) if retest else None
+    if retest is not None and one is not None:
+        mended = retest.reading({**context.fol, CONCLUSION: one})
+        if mended.agreed is context.gold:
+            return Blame(
+                Cause.STRUCTURE,
+                f"the conclusion asks for two distinct things where its sentence says no "
+                f"number; written with one, {one}, the FOL proves the gold {_gold(context)}",
+            )
     if not conclusion & premises:
         return Blame(
             Cause.VOCABULARY,
@@ -454,6 +471,60 @@ def _orphan(context: ItemContext) -> tuple[str, str, str] | None:
                 continue
             return home, name, other
     return None
+
+
+def _shortened(context: ItemContext) -> tuple[str, str, str] | None:
+    """(a formula, its constant, the full name) where a formula writes a constant whose words
+    begin another constant's, while its sentence says every word of the longer one: `peter`
+    for "Peter Parker" beside `peterParker`. One thing named two ways; None for none."""
+    uses: dict[str, set[str]] = {}
+    for where, text in context.fol.items():
+        f = parses(text)
+        for o in occurrences(f) if f is not None else ():
+            if o.kind == "constant":
+                uses.setdefault(o.name, set()).add(where)
+    for name, places in sorted(uses.items()):
+        mine = name_words(name)
+        if not content(mine):
+            continue  # `a` begins `aLotOfMoney`: no name of its own
+        for full in sorted(uses):
+            theirs = name_words(full)
+            if len(theirs) <= len(mine) or theirs[: len(mine)] != mine or not uses[full] - places:
+                continue
+            for where in sorted(places - uses[full]):  # a formula with both tells them apart
+                said = tokens(context.nl.get(where, ""))
+                if all(any(same_word(w, t) for t in said) for w in content(theirs)):
+                    return where, name, full
+    return None
+
+
+#: Words that ask for more than one thing: "at least two", "both", "several" …
+_MANY = frozenset({"two", "2", "least", "both", "several", "many", "multiple", "distinct",
+                   "different", "pair", "couple", "more"})  # fmt: skip
+
+
+def _one_witness(context: ItemContext) -> str | None:
+    """The conclusion `∃x ∃y (A(x) ∧ A(y) ∧ x ≠ y)` written `∃x A(x)` where its sentence asks
+    for no number ("Some drugs are beneficial"): FOLIO writes a plural "some" as two distinct
+    things, which premises that give one cannot prove. None unless the conclusion is that shape
+    (the parts about `y` those about `x`, renamed)."""
+    f = parses(context.fol.get(CONCLUSION, ""))
+    if not (isinstance(f, Exists) and isinstance(f.body, Exists) and isinstance(f.body.body, And)):
+        return None
+    if not _MANY.isdisjoint(tokens(context.nl.get(CONCLUSION, ""))):
+        return None
+    x, y = Var(f.var), Var(f.body.var)
+    parts = f.body.body.args
+    apart = {Not(Eq(x, y)), Not(Eq(y, x))}
+    mine = [p for p in parts if p not in apart and not var_free_in(p, y.name)]
+    theirs = [p for p in parts if p not in apart and var_free_in(p, y.name)]
+    if len(mine) + len(theirs) + 1 != len(parts) or not mine:
+        return None
+    renamed = {re.sub(rf"\b{x.name}\b", y.name, to_text(p)) for p in mine}
+    if {to_text(p) for p in theirs} != renamed:
+        return None
+    one = Exists(x.name, mine[0] if len(mine) == 1 else And(tuple(mine)))
+    return to_text(one)
 
 
 def _stray_arguments(context: ItemContext) -> list[tuple[str, str, str]]:

@@ -120,6 +120,56 @@ def test_a_renamed_name_that_only_leaves_the_gold_open_stays_the_cause() -> None
     assert found.evidence == "the conclusion's purr is in no premise, which has Purr"
 
 
+def test_a_first_name_where_the_sentence_says_the_full_name_is_one_thing_named_two_ways() -> None:
+    premises = [
+        ("Peter Parker is a superhero.", "Superhero(peterParker)"),
+        (
+            "Peter Parker wears a uniform when he is a superhero.",
+            "Superhero(peter) → Wears(peter, uniform)",
+        ),
+    ]
+    found = _blame(
+        premises, ("Peter Parker wears a uniform.", "Wears(peterParker, uniform)"), "True"
+    )
+    assert found.cause is Cause.VOCABULARY
+    assert found.evidence == (
+        "premises[1] writes peter where its sentence names peterParker, as other formulas write "
+        "it; written peterParker, the FOL proves the gold True"
+    )
+
+
+def test_a_formula_that_names_both_tells_a_genus_from_its_species() -> None:
+    premises = [
+        ("Ambiortus is a bird genus.", "BirdGenus(ambiortus)"),
+        (
+            "Ambiortus Dementjevi is a species of Ambiortus.",
+            "SpeciesOf(ambiortusDementjevi, ambiortus)",
+        ),
+    ]
+    found = _blame(premises, ("Ambiortus is old.", "Old(ambiortus)"), "True")
+    assert "names ambiortusDementjevi" not in found.evidence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cause"),
+    [
+        # "some" asks for no number: one witness is what the sentence says
+        ("Some drugs are beneficial.", Cause.STRUCTURE),
+        # "at least two" asks for two
+        ("At least two drugs are beneficial.", Cause.LABEL),
+    ],
+)
+def test_a_plural_some_written_as_two_distinct_things_is_read_again_with_one(
+    sentence: str, cause: Cause
+) -> None:
+    premises = [("Aspirin is a beneficial drug.", "Drug(aspirin) ∧ Beneficial(aspirin)")]
+    conclusion = "∃x ∃y (Drug(x) ∧ Beneficial(x) ∧ ¬(x=y) ∧ Drug(y) ∧ Beneficial(y))"
+    found = _blame(premises, (sentence, conclusion), "True")
+    assert found.cause is cause
+    if cause is Cause.STRUCTURE:
+        assert "written with one, ∃x (Drug(x) ∧ Beneficial(x)), the FOL proves" in found.evidence
+
+
 @pytest.mark.parametrize(
     ("sentence", "cause"),
     [
