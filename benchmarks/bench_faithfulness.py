@@ -167,8 +167,13 @@ def main() -> int:
     items = [
         it for s in ("train", "validation") for it in load(folder / f"folio_v2_{s}.jsonl").items
     ]
+    with tempfile.TemporaryDirectory(prefix="refinery-faith-") as state:
+        return _run(args, items, Path(state) / "verdicts.sqlite")
+
+
+def _run(args: argparse.Namespace, items: list[Item], cache: Path) -> int:
+    """Check the items, corrupt the verified ones per seed, repair and score them."""
     budget = Budget(seconds=config.DEFAULT_BUDGET_SECONDS, rlimit=config.DEFAULT_RLIMIT)
-    cache = Path(tempfile.mkdtemp(prefix="refinery-faith-")) / "verdicts.sqlite"
     common = {
         "prover_factory": build_provers,
         "prover_names": PROVERS,

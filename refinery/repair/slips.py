@@ -135,8 +135,8 @@ def orphan(context: ItemContext) -> tuple[str, str, str] | None:
 
 def shortened(context: ItemContext) -> tuple[str, str, str] | None:
     """(a formula, its constant, the full name) where a formula writes a constant whose words
-    begin another constant's, while its sentence says every word of the longer one: `peter`
-    for "Peter Parker" beside `peterParker`. One thing named two ways; None for none."""
+    begin another constant's, while its sentence says the longer one's words as a phrase:
+    `peter` for "Peter Parker" beside `peterParker`. One thing named two ways; None for none."""
     uses: dict[str, set[str]] = {}
     for where, text in context.fol.items():
         f = parses(text)
@@ -152,10 +152,19 @@ def shortened(context: ItemContext) -> tuple[str, str, str] | None:
             if len(theirs) <= len(mine) or theirs[: len(mine)] != mine or not uses[full] - places:
                 continue
             for where in sorted(places - uses[full]):  # a formula with both tells them apart
-                said = tokens(context.nl.get(where, ""))
-                if all(any(same_word(w, t) for t in said) for w in content(theirs)):
+                if _says_phrase(tokens(context.nl.get(where, "")), theirs):
                     return where, name, full
     return None
+
+
+def _says_phrase(said: list[str], words: list[str]) -> bool:
+    """Whether `said` has `words` one after another ("Peter Parker"; not "work in the office
+    or from home" for `homeOffice`)."""
+    n = len(words)
+    return any(
+        all(same_word(w, t) for w, t in zip(words, said[i : i + n], strict=True))
+        for i in range(len(said) - n + 1)
+    )
 
 
 #: Words that ask for more than one thing: "at least two", "both", "several" …

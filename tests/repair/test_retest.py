@@ -150,6 +150,16 @@ def test_a_formula_that_names_both_tells_a_genus_from_its_species() -> None:
     assert "names ambiortusDementjevi" not in found.evidence
 
 
+def test_a_sentence_that_says_the_words_apart_names_no_longer_thing() -> None:
+    # "the office … from home" is not "home office": `home` and `homeOffice` are two things
+    premises = [
+        ("People work in the office or from home.", "∀x (WorkIn(x, office) ⊕ WorkFrom(x, home))"),
+        ("George has a home office.", "Have(george, homeOffice)"),
+    ]
+    found = _blame(premises, ("George works from home.", "WorkFrom(george, home)"), "True")
+    assert "names homeOffice" not in found.evidence
+
+
 @pytest.mark.parametrize(
     ("sentence", "cause"),
     [
