@@ -204,18 +204,18 @@ def main() -> int:
     if not meta.is_file():
         print(f"ProofWriter meta-test not found at {meta}; pass --data", file=sys.stderr)
         return 2
-    sys.path.insert(0, str(HERE))
-    from enlarge_proofwriter import write_enlarged
-
     print(f"check, both provers, {args.workers} workers, budget {args.budget:g} s, cold caches")
     print(f"{'questions':>9} {'runner':>6} {'wall s':>8} {'q/s':>7} {'driver MiB':>10} "
           f"{'worker MiB':>10} {'vs local':>8}  (stream: driver = its whole process tree)")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="refinery-scale-data-") as work:
-        return _sizes(args, meta, Path(work), write_enlarged)
+        return _sizes(args, meta, Path(work))
 
 
-def _sizes(args: argparse.Namespace, meta: Path, work: Path, write_enlarged: Any) -> int:
+def _sizes(args: argparse.Namespace, meta: Path, work: Path) -> int:
     """Each size's input written into `work`, each runner measured on it, then the summary."""
+    sys.path.insert(0, str(HERE))
+    from enlarge_proofwriter import write_enlarged
+
     categories: dict[str, Any] = {}
     labels: dict[str, str] = {}
     for size in args.sizes:

@@ -278,8 +278,6 @@ def _presumed(context: ItemContext) -> list[Candidate]:
     be misread). "All books written by Neil Gaiman …", "Hamlet is written by Neil Gaiman": the
     story takes Hamlet to be a book."""
     guards: dict[tuple[str, int], list[set[str]]] = {}  # (relation, place) → each rule's guards
-    stands: dict[str, set[tuple[str, int]]] = {}  # constant → (relation, place) it stands in
-    said: set[tuple[str, str]] = set()  # (C, c) some formula already says or denies
     kinded: set[str] = set()  # constants a premise states a one-place fact of
     for where, text in context.fol.items():
         f = parses(text)
@@ -292,12 +290,6 @@ def _presumed(context: ItemContext) -> list[Candidate]:
                 for a in stated
                 if isinstance(a, Pred) and len(a.args) == 1 and isinstance(a.args[0], Const)
             }
-        for atom in (n for n in subformulas(f) if isinstance(n, Pred)):
-            for i, term in enumerate(atom.args):
-                if isinstance(term, Const):
-                    stands.setdefault(term.name, set()).add((atom.name, i))
-                    if len(atom.args) == 1:
-                        said.add((atom.name, term.name))
         if where == CONCLUSION:
             continue
         for var, condition in _rules(f):
@@ -309,7 +301,7 @@ def _presumed(context: ItemContext) -> list[Candidate]:
                     if term == Var(var):
                         guards.setdefault((atom.name, i), []).append(kinds)
     out: list[Candidate] = []
-    for c, places in sorted(stands.items()):
+    for c, places in sorted(_places(context).items()):  # where each constant stands
         if c in kinded:
             continue  # the story gives it a kind of its own: the words or WordNet must link them
         for relation, i in sorted(places):
@@ -317,7 +309,8 @@ def _presumed(context: ItemContext) -> list[Candidate]:
             if not rules:
                 continue
             for kind in sorted(set.intersection(*rules) - {relation}):
-                if (kind, c) not in said and _a_kind(kind):
+                # a kind is one-place: `C(c)` said or denied anywhere stands at (C, 0)
+                if (kind, 0) not in places and _a_kind(kind):
                     support = (
                         f"the story's rules ask {relation} only of {_phrase(kind)} things, "
                         f"and say it of {c}"

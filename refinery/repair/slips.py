@@ -15,7 +15,13 @@ from refinery.addresses import CONCLUSION
 from refinery.agents.alignment import FindingKind
 from refinery.agents.alignment.drift import near
 from refinery.agents.models import ItemContext
-from refinery.agents.reading.words import content, name_words, same_word, tokens
+from refinery.agents.reading.words import (
+    all_said,
+    content,
+    name_words,
+    phrase_at,
+    tokens,
+)
 from refinery.agents.repairs.located import atoms_of
 from refinery.logic.analysis import occurrences, var_free_in
 from refinery.logic.parse import parses
@@ -124,8 +130,7 @@ def orphan(context: ItemContext) -> tuple[str, str, str] | None:
                 theirs = content(name_words(other))
                 if arity2 != arity or not mine or not theirs:
                     continue
-                within = all(any(same_word(a, b) for b in theirs) for a in mine)
-                if not (within and all(any(same_word(w, t) for t in said) for w in theirs)):
+                if not (all_said(mine, theirs) and all_said(theirs, said)):
                     continue
             elif not (near(name, other) or _initials(name, other)):
                 continue
@@ -152,19 +157,9 @@ def shortened(context: ItemContext) -> tuple[str, str, str] | None:
             if len(theirs) <= len(mine) or theirs[: len(mine)] != mine or not uses[full] - places:
                 continue
             for where in sorted(places - uses[full]):  # a formula with both tells them apart
-                if _says_phrase(tokens(context.nl.get(where, "")), theirs):
+                if phrase_at(tokens(context.nl.get(where, "")), theirs):
                     return where, name, full
     return None
-
-
-def _says_phrase(said: list[str], words: list[str]) -> bool:
-    """Whether `said` has `words` one after another ("Peter Parker"; not "work in the office
-    or from home" for `homeOffice`)."""
-    n = len(words)
-    return any(
-        all(same_word(w, t) for w, t in zip(words, said[i : i + n], strict=True))
-        for i in range(len(said) - n + 1)
-    )
 
 
 #: Words that ask for more than one thing: "at least two", "both", "several" …
@@ -226,8 +221,7 @@ def stray_arguments(context: ItemContext) -> list[tuple[str, str, str]]:
                 (other,) = others
                 if where in uses[(atom.name, len(atom.args), i)].get(other, set()):
                     continue  # this formula writes the other constant there too
-                said = tokens(context.nl.get(where, ""))
-                if not all(any(same_word(w, t) for t in said) for w in _words(other)):
+                if not all_said(_words(other), tokens(context.nl.get(where, ""))):
                     continue  # the sentence does not say the other constant's words
                 after = text[: span[0]] + other + text[span[1] :]
                 seen = (

@@ -138,26 +138,40 @@ def test_a_first_name_where_the_sentence_says_the_full_name_is_one_thing_named_t
     )
 
 
-def test_a_formula_that_names_both_tells_a_genus_from_its_species() -> None:
-    premises = [
-        ("Ambiortus is a bird genus.", "BirdGenus(ambiortus)"),
+@pytest.mark.parametrize(
+    ("premises", "conclusion", "full"),
+    [
+        # a formula that names both tells a genus from its species
         (
-            "Ambiortus Dementjevi is a species of Ambiortus.",
-            "SpeciesOf(ambiortusDementjevi, ambiortus)",
+            [
+                ("Ambiortus is a bird genus.", "BirdGenus(ambiortus)"),
+                (
+                    "Ambiortus Dementjevi is a species of Ambiortus.",
+                    "SpeciesOf(ambiortusDementjevi, ambiortus)",
+                ),
+            ],
+            ("Ambiortus is old.", "Old(ambiortus)"),
+            "ambiortusDementjevi",
         ),
-    ]
-    found = _blame(premises, ("Ambiortus is old.", "Old(ambiortus)"), "True")
-    assert "names ambiortusDementjevi" not in found.evidence
-
-
-def test_a_sentence_that_says_the_words_apart_names_no_longer_thing() -> None:
-    # "the office … from home" is not "home office": `home` and `homeOffice` are two things
-    premises = [
-        ("People work in the office or from home.", "∀x (WorkIn(x, office) ⊕ WorkFrom(x, home))"),
-        ("George has a home office.", "Have(george, homeOffice)"),
-    ]
-    found = _blame(premises, ("George works from home.", "WorkFrom(george, home)"), "True")
-    assert "names homeOffice" not in found.evidence
+        # "the office … from home" is not "home office": `home` and `homeOffice` are two things
+        (
+            [
+                (
+                    "People work in the office or from home.",
+                    "∀x (WorkIn(x, office) ⊕ WorkFrom(x, home))",
+                ),
+                ("George has a home office.", "Have(george, homeOffice)"),
+            ],
+            ("George works from home.", "WorkFrom(george, home)"),
+            "homeOffice",
+        ),
+    ],
+)
+def test_a_shorter_name_is_no_slip_where_the_longer_names_another_thing(
+    premises: list[tuple[str, str]], conclusion: tuple[str, str], full: str
+) -> None:
+    found = _blame(premises, conclusion, "True")
+    assert f"names {full}" not in found.evidence
 
 
 @pytest.mark.parametrize(

@@ -258,6 +258,31 @@ def same_word(a: str, b: str) -> bool:
     return len(short) >= 5 and long.startswith(short)
 
 
+def all_said(words: Iterable[str], said: Sequence[str]) -> bool:
+    """Whether every one of `words` is some word of `said` (`same_word`).
+
+    >>> all_said(["flies", "birds"], ["a", "bird", "can", "fly"]), all_said(["cat"], ["car"])
+    (True, False)
+    """
+    return all(any(same_word(w, t) for t in said) for w in words)
+
+
+def phrase_at(said: Sequence[str], words: Sequence[str]) -> bool:
+    """Whether `said` has `words` one after another (`same_word`): "Peter Parker" in "Peter
+    Parker wears a uniform"; not "home office" in "work in the office or from home".
+
+    >>> phrase_at(["peter", "parker", "wears"], ["peter", "parker"])
+    True
+    >>> phrase_at(["the", "office", "or", "from", "home"], ["home", "office"])
+    False
+    """
+    n = len(words)
+    return any(
+        all(same_word(w, t) for w, t in zip(words, said[i : i + n], strict=True))
+        for i in range(len(said) - n + 1)
+    )
+
+
 Tag = TypeVar("Tag", bound=Hashable)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from refinery.agents.alignment.checks.common import NAME_NEGATIONS
 from refinery.agents.models import ErrorClass, ItemContext
-from refinery.agents.reading.words import content, name_words, same_word, tokens
+from refinery.agents.reading.words import all_said, content, name_words, tokens
 from refinery.agents.repairs.edits import Candidate, RuleTag, make_edit, paren_pairs, splice
 from refinery.agents.repairs.located import atoms_of, name_uses
 from refinery.logic.parse import parses
@@ -67,7 +67,7 @@ def propose(findings: ItemContext) -> list[Candidate]:
                 continue
             targets: dict[str, str] = {}
             for other in theirs:
-                if not all(any(same_word(w, t) for t in said) for w in _words(other.name)):
+                if not all_said(_words(other.name), said):
                     continue
                 after = _rewritten(before, name, other.name, other.args)
                 if after is not None and after != before and parses(after) is not None:
@@ -108,23 +108,19 @@ def _free(
     free: list[int] = []
     for i, term in enumerate(mine):
         words = _words(term.name) if isinstance(term, Const) else []
-        if words and all(any(same_word(w, t) for t in target) for w in words):
+        if words and all_said(words, target):
             absorbed += words
         else:
             free.append(i)
     places = [t for t in theirs if not isinstance(t, Const)]
-    if len(free) != len(places) or _alike(_words(name), _words(other)):
+    if len(free) != len(places) or _same_words(_words(name), _words(other)):
         return None
-    return free if _alike(_words(name) + absorbed, target) else None
+    return free if _same_words(_words(name) + absorbed, target) else None
 
 
-def _alike(a: list[str], b: list[str]) -> bool:
+def _same_words(a: list[str], b: list[str]) -> bool:
     """Whether every word of `a` is a word of `b` and the reverse (one lemma or stem)."""
-    return (
-        bool(a)
-        and all(any(same_word(w, t) for t in b) for w in a)
-        and all(any(same_word(t, w) for w in a) for t in b)
-    )
+    return bool(a) and all_said(a, b) and all_said(b, a)
 
 
 def _words(name: str) -> list[str]:

@@ -8,14 +8,13 @@ mid-sentence, or first and no English word ("Xiufeng, Xiangshan … are district
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from refinery.agents.alignment.checks.common import Story
 from refinery.agents.alignment.drift import near
 from refinery.agents.alignment.finding import Finding, FindingKind
 from refinery.agents.alignment.shape import Shape
 from refinery.agents.reading.cues import Sentence
-from refinery.agents.reading.words import content, english, name_words, plain, same_word
+from refinery.agents.reading.words import content, english, name_words, phrase_at, plain
 
 #: The kinds of finding this check reports.
 REPORTS: tuple[FindingKind, ...] = (FindingKind.ENTITY_UNSYMBOLISED,)
@@ -42,7 +41,7 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
         if any(near(constant, c) for c in f.constants):
             continue  # spelled another way here: a name drift, not a missing entity
         # a name of two words or more, or one word the sentence capitalises
-        named = _phrase_at(body, parts) if len(parts) > 1 else parts[0] in proper
+        named = phrase_at(body, parts) if len(parts) > 1 else parts[0] in proper
         if named:
             out.append(
                 Finding(
@@ -55,11 +54,3 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
                 )
             )
     return out
-
-
-def _phrase_at(words: Sequence[str], parts: Sequence[str]) -> bool:
-    n = len(parts)
-    return any(
-        all(same_word(a, b) for a, b in zip(words[i : i + n], parts, strict=True))
-        for i in range(len(words) - n + 1)
-    )
