@@ -141,14 +141,12 @@ def measure_dask(source: Path, workers: int, budget: float, state: Path) -> dict
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from flows.check import check_flow
+    from flows.cluster import local_cluster_options
     from vampire.registry import resolve_names
 
     server = SubprocessASGIServer()
     server.start()
-    cluster = LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None,
-    )  # fmt: skip
+    cluster = LocalCluster(**local_cluster_options(workers))  # as `--task-runner dask` starts it
     try:
         with temporary_settings({PREFECT_API_URL: server.api_url}), Client(cluster) as client:
             started = time.perf_counter()

@@ -57,15 +57,7 @@ def task_runner(spec: TaskRunnerSpec, workers: int) -> TaskRunner[Any]:
 
         if spec.address:
             return DaskTaskRunner(address=spec.address)
-        # one thread per worker process: provers are CPU-bound, and Z3 is not thread-safe
-        cluster = {
-            "n_workers": workers,
-            "threads_per_worker": 1,
-            "processes": True,
-            "host": "127.0.0.1",
-            "dashboard_address": None,
-        }
-        return DaskTaskRunner(cluster_kwargs=cluster)
+        return DaskTaskRunner(cluster_kwargs=local_cluster_options(workers))
     if spec.kind == "ray":
         try:
             from prefect_ray import RayTaskRunner
@@ -81,6 +73,24 @@ def task_runner(spec: TaskRunnerSpec, workers: int) -> TaskRunner[Any]:
         ray_runner: TaskRunner[Any] = RayTaskRunner(address=spec.address, init_kwargs=init)
         return ray_runner
     raise ValueError(f"not a cluster task runner: {spec}")
+
+
+def local_cluster_options(workers: int) -> dict[str, Any]:
+    """How a run starts its own Dask `LocalCluster` of `workers` processes on this machine."""
+    return {
+        "n_workers": workers,
+        # one thread per worker process: provers are CPU-bound, and Z3 is not thread-safe
+        "threads_per_worker": 1,
+        "processes": True,
+        "host": "127.0.0.1",
+        "dashboard_address": None,
+        # a worker imports the batch code (Prefect, Z3, the checker) as it starts, not inside
+        # its first batch: a second of every cold worker
+        "preload": ["tasks.batches"],
+        # Dask samples every task's stack 100 times a second for its dashboard's profile, which
+        # a run never shows: a few percent of every worker, taking the GIL from the checker
+        "config": {"distributed.worker.profile.enabled": False},
+    }
 
 
 def slots(runner: TaskRunner[Any]) -> int:
@@ -149,7 +159,9 @@ def check_on_cluster(
     plan = plan_check_task(unwalked(items), provers, budget, cache, evidence)
     if plan.pending:
         with cluster(spec, workers) as (runner, n):
-            batches = story_batches(plan.pending, n)
+            # each batch costs a Prefect task run on its worker (a client, a run record, about
+            # 0.4 s): two a slot, not four, as a check's stories weigh about alike
+            batches = story_batches(plan.pending, n, per_slot=2)
             for result in map_batches(runner, check_batch_task, batches, plan.job):
                 plan.add(result)
     return finish_check_task(unwalked(plan))

@@ -80,6 +80,33 @@ def terminal(console: Any, *, enabled: bool = True) -> Iterator[Stage]:
         yield stage
 
 
+def when_first(stage: Stage, name: str, total: int) -> Advance:
+    """An `Advance` that starts step `name` on `stage` only when first called with items: a
+    step shown only when it happens (a resumed run's answers from the cache).
+
+    >>> lines = []
+    >>> advance = when_first(plain_lines(lines.append), "from the cache", 4)
+    >>> lines
+    []
+    >>> advance(0); lines
+    []
+    >>> advance(4); lines
+    ['from the cache: 0/4 (0%)', 'from the cache: 4/4 (100%)']
+    """
+    started: list[Advance] = []
+    lock = threading.Lock()
+
+    def advance(n: int) -> None:
+        if not n:
+            return
+        with lock:
+            if not started:
+                started.append(stage(name, total))
+        started[0](n)
+
+    return advance
+
+
 def plain_lines(say: Callable[[str], None]) -> Stage:
     """A `Stage` that says ``check: 100/1001 (10%)`` when a step starts, each time it passes
     another tenth of its items, and when it ends: progress a log can keep.

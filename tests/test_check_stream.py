@@ -122,6 +122,26 @@ def test_stories_that_ask_the_same_questions_are_proved_alike(tmp_path: Path) ->
     assert again[0].cached and again[0].label == "True"
 
 
+@pytest.mark.prover
+def test_a_resumed_check_counts_the_stories_it_did_not_redo(tmp_path: Path) -> None:
+    """A run stopped after some chunks resumes from the row cache; `on_cached` counts what the
+    second run answered from it (the progress bar shows it), `on_progress` every item."""
+    from vampire.registry import build_provers
+
+    settings: dict[str, Any] = {"prover_factory": build_provers, "prover_names": ["z3"],
+                                "budget": Budget(), "cache_path": tmp_path / "verdicts.sqlite",
+                                "chunk_items": 2}  # fmt: skip
+    stories = [_twin(name) for name in "abcde"]
+    first: list[int] = []
+    assert len(list(check_stream(stories[:3], on_cached=first.append, **settings))) == 3
+    assert first == []  # nothing cached yet, so nothing said
+    done: list[int] = []
+    cached: list[int] = []
+    rows = list(check_stream(stories, on_progress=done.append, on_cached=cached.append, **settings))
+    assert (sum(done), sum(cached)) == (5, 3)  # d and e were checked (their verdicts cached)
+    assert [r.id for r in rows] == [s.id for s in stories] and {r.label for r in rows} == {"True"}
+
+
 def _worker_pid(stories: list[int]) -> int:
     return os.getpid()
 

@@ -44,6 +44,9 @@ def test_check_on_the_sample_writes_one_row_per_item(tmp_path: Path) -> None:
     # the cache lives in the state folder; a re-run answers every question from it
     again = run("check", str(SAMPLE), "--out", str(out), "--workers", "1", cwd=tmp_path)
     assert "verdicts from cache: 18/18 items" in again.stderr
+    # the progress lines say what a re-run (or a resumed run) did not redo, only then
+    assert "from the cache" not in proc.stderr
+    assert "of which from the cache (not redone): 18/18 (100%)" in again.stderr
 
 
 def test_check_reports_bad_rows_and_goes_on(tmp_path: Path) -> None:

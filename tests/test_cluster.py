@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -61,16 +62,12 @@ def _queue_without_models(path: Path) -> list[dict[str, str]]:
 
 
 def _cluster(**env: str) -> Any:
+    """A cluster started as `--task-runner dask` starts its own (`local_cluster_options`)."""
     from distributed import LocalCluster
 
-    return LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        env=env or None,
-    )
+    from flows.cluster import local_cluster_options
+
+    return LocalCluster(**local_cluster_options(2), env=env or None)
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +202,23 @@ def test_a_worker_killed_mid_run_changes_nothing(
         pids = set(client.run(os.getpid).values())
     assert killed and killed[0] not in pids, "a worker was killed and replaced during the run"
     pd.testing.assert_frame_equal(dask, local_folio_check)
+
+
+def test_a_run_s_own_workers_start_with_the_batch_code_and_no_profiler() -> None:
+    """What the workers of `--task-runner dask` cost before their first batch is paid as they
+    start (a fresh cluster: no task has run on it); Dask's statistical profiler, which nothing
+    reads, is off."""
+    import dask
+    from distributed import Client
+
+    def started() -> tuple[bool, bool]:
+        return "tasks.batches" in sys.modules, bool(
+            dask.config.get("distributed.worker.profile.enabled")
+        )
+
+    with _cluster() as cluster, Client(cluster) as client:
+        found = client.run(started)
+    assert len(found) == 2 and set(found.values()) == {(True, False)}
 
 
 def test_a_worker_without_e_is_named_in_the_error(prefect_harness: None, tmp_path: Path) -> None:

@@ -581,3 +581,52 @@ def test_a_full_folio_split(tmp_path: Path) -> None:
     )
     page = paths["html"].read_text(encoding="utf-8")
     assert page.count('<section class="item"') == 1200
+
+
+def test_a_large_run_gets_a_sampled_report_whose_counts_cover_every_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from refinery.report import data
+    from refinery.report.sample import SAMPLE_PER_REASON, sample
+
+    monkeypatch.setattr(data, "FULL_REPORT_ITEMS", 40)  # the threshold `summarise` reads
+    proposed = [{"where": "premises[0]", "before": "∃x P(x)", "after": "∀x P(x)",
+                 "error_class": "wrong_quantifier", "source": "switch_quantifier"}]  # fmt: skip
+    base = {"premises": ["A is P."], "conclusion": "A is Q."}
+    outcomes = [
+        Outcome.from_dict({**base, "id": f"s/{k}", "status": "verified"}) for k in range(30)
+    ] + [
+        Outcome.from_dict({**base, "id": f"s/{k}", "status": "needs_review", "reason":
+                           "label_mismatch", "proposed_edits": proposed}) for k in range(30, 60)
+    ]  # fmt: skip
+    paths = write_report(
+        tmp_path, outcomes=outcomes, edits=edit_rows(outcomes), validations={}, meta={}
+    )
+    shown = sample(outcomes)
+    assert len(shown) == 2 * SAMPLE_PER_REASON  # 25 of each status and reason
+    page = paths["html"].read_text(encoding="utf-8")
+    md = paths["markdown"].read_text(encoding="utf-8")
+    for text in (page, md):
+        assert "This run has 60 items, too many to list" in text
+        assert "Review queue (25 shown of 30 items)" in text
+        assert "Proposed FOL edits, not applied (25 shown of 30)" in text
+        assert "Items (50 shown of 60)" in text
+    # counts are over every item; entries, table rows and edits only for the sample
+    assert "<tr><td>needs_review</td><td>30</td></tr>" in page
+    entries = set(re.findall(r'<section class="item" id="[\w-]+" data-id="([^"]+)"', page))
+    assert entries == shown
+    queue = _section(page, '<table class="sortable wide" id="queue-table">', "</table>")
+    assert queue.count("<tr>") == 26  # + header
+    hrefs = set(re.findall(r'href="#(item-[\w-]+)"', page))
+    assert hrefs <= set(re.findall(r'id="(item-[\w-]+)"', page))  # no link to a missing entry
+    # the same items every run, whatever the order they come in
+    again = write_report(
+        tmp_path / "again", outcomes=outcomes[::-1], edits=edit_rows(outcomes), validations={},
+        meta={},
+    )  # fmt: skip
+    assert again["html"].read_text(encoding="utf-8") == page
+    # a small run shows everything, and says nothing of a sample
+    small = write_report(
+        tmp_path / "small", outcomes=outcomes[:40], edits=[], validations={}, meta={}
+    )
+    assert "too many to list" not in small["html"].read_text(encoding="utf-8")

@@ -128,16 +128,25 @@ def plan_check(
     cache_path: Path | None = None,
     on_progress: Callable[[int], None] | None = None,
     evidence: bool = True,
+    on_cached: Callable[[int], None] | None = None,
 ) -> CheckPlan:
-    """Answer unchanged stories from the row cache; the rest become `pending` stories."""
+    """Answer unchanged stories from the row cache; the rest become `pending` stories.
+
+    `on_progress` counts every finished item, `on_cached` those answered from the row cache
+    (what a resumed run did not redo).
+    """
     verdicts = VerdictCache(cache_path)
     verdicts.prepare()
     row_store = JsonStore(cache_path.with_name("rows.sqlite") if cache_path else None, "rows")
     row_store.prepare()
     keys = {it.id: row_key(it, prover_names, budget, evidence) for it in items}
-    cached, pending = from_cache(
-        group_stories(items), row_store, lambda it, _: keys[it.id], on_progress
-    )
+
+    def hit(n: int) -> None:
+        for said in (on_progress, on_cached):
+            if said:
+                said(n)
+
+    cached, pending = from_cache(group_stories(items), row_store, lambda it, _: keys[it.id], hit)
     job = CheckJob(
         prover_factory, tuple(prover_names), budget, cache_path,
         evidence=evidence, cache_upto=verdicts.last_row(),

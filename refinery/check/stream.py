@@ -65,12 +65,15 @@ def check_stream(
     evidence: bool = True,
     dataset_column: bool = False,
     chunk_items: int = CHUNK_ITEMS,
+    on_cached: Callable[[int], None] | None = None,
 ) -> Iterator[CheckRow]:
     """Every item's `CheckRow`, in input order, a chunk at a time (see the module docstring).
 
     The parameters are `check_items`'; `dataset_column` gives every row a `label_dataset`
     (empty for an item whose dataset has no semantics of its own), as `check_items` does when
-    some item of the input has one: a streamed table's columns are fixed by its first row.
+    some item of the input has one: a streamed table's columns are fixed by its first row;
+    `on_cached` is called with the items each chunk answers from the row cache (see
+    `plan_check`), so a resumed run shows what it did not redo.
     """
     with StoryPool(workers) as pool:
         for chunk in chunks(items, chunk_items):
@@ -82,6 +85,7 @@ def check_stream(
                 cache_path=cache_path,
                 on_progress=on_progress,
                 evidence=evidence,
+                on_cached=on_cached,
             )
             for batch in pool.run(plan.pending, partial(check_batch, job=plan.job)):
                 plan.add(batch)

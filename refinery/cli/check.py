@@ -172,13 +172,14 @@ def _check_here(
     """Check on this machine's pool, with a progress bar, a chunk at a time; no Prefect."""
     from refinery.check.stream import check_stream
     from refinery.datasets import stream_any
-    from refinery.progress import terminal
+    from refinery.progress import terminal, when_first
     from refinery.prove.verdict import Budget
     from vampire.registry import build_provers
 
     streams = [(source, stream_any(source)) for source in args.sources]
     items = (item for source, found in streams for item in _items(source, found.entries, console))
     budget = Budget(seconds=args.budget, rlimit=args.rlimit or None)
+    expected = sum(s.expected for _, s in streams)
     with terminal(console, enabled=not args.quiet) as stage:
         yield from check_stream(
             items,
@@ -187,11 +188,11 @@ def _check_here(
             budget=budget,
             workers=args.workers,
             cache_path=cache,
-            on_progress=stage(
-                f"checking with {', '.join(names)}", sum(s.expected for _, s in streams)
-            ),
+            on_progress=stage(f"checking with {', '.join(names)}", expected),
             evidence=not args.no_evidence,
             dataset_column=any(s.semantics for _, s in streams),
+            # a resumed run (or a re-run) says how much it did not redo
+            on_cached=when_first(stage, "of which from the cache (not redone)", expected),
         )
 
 

@@ -6,6 +6,7 @@ lay it out. Every list is sorted here (ids in natural order: "…/2" before "…
 run always gives the same report. Each item gets one anchor (`item-<slug>`), unique within the
 report, and every record that names an item carries it, so a table row can link to the item.
 Charts count items, never diagnoses: an item diagnosed twice with one class counts once.
+A run of more than `FULL_REPORT_ITEMS` items gets a sampled report (`refinery.report.sample`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from refinery.addresses import premise
 from refinery.labels import GOLD_LABELS, Label
 from refinery.outcomes import Outcome, Status
 from refinery.report.diff import Segment, changes, inline_diff, unified_diff
+from refinery.report.sample import FULL_REPORT_ITEMS, Sampled, sample, sampled
 
 #: Outcome statuses, in report order.
 STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
@@ -230,6 +232,7 @@ class ReportData:
     review: tuple[ReviewRow, ...]
     history: tuple[HistoryRow, ...]
     validations: tuple[Validation, ...]
+    sampled: Sampled | None = None  # None: every item is shown
 
     @property
     def confusion_rows(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
@@ -261,10 +264,12 @@ def summarise(
     error_classes
         The error-class taxonomy in its order: each gets a row, with 0 items when none has it.
     """
-    ordered = sorted(outcomes, key=lambda o: natural_key(o.id))
+    every = sorted(outcomes, key=lambda o: natural_key(o.id))
+    shown = sample(every) if len(every) > FULL_REPORT_ITEMS else None
+    ordered = every if shown is None else [o for o in every if o.id in shown]
     links = anchors(o.id for o in ordered)
     edit_views = sorted(
-        (_edit(e, links) for e in edits),
+        (_edit(e, links) for e in edits if shown is None or _s(e.get("id")) in shown),
         key=lambda e: (
             natural_key(e.id),
             natural_key(e.where),
@@ -299,6 +304,7 @@ def summarise(
         review=_review_rows(review, links),
         history=_history(history, outcomes, _s(meta.get("run_id", ""))),
         validations=_validations(validations),
+        sampled=None if shown is None else sampled(every, edits),
     )
 
 
