@@ -66,6 +66,7 @@ from refinery.repair.abduce import Bridge
 from refinery.repair.retest import Retest
 from refinery.repair.slips import (
     alike,
+    copied_constants,
     one_witness,
     orphan,
     renamed,
@@ -213,14 +214,16 @@ def _mismatch(context: ItemContext, retest: Retest | None = None, mend: bool = T
         said = f"{where} writes {name} where its sentence names {full}, as other formulas write it"
         mended = retest.unified(context, full, name) if retest else None
         return _named(context, said, f"written {full}", mended, retest, mend)
-    for where, text, said in stray_arguments(context) if retest else ():
-        assert retest is not None
-        mended = retest.reading({**context.fol, where: text})
-        if mended.agreed is context.gold:
-            return Blame(
-                Cause.VOCABULARY,
-                f"{said}; written {text}, the FOL proves the gold {_gold(context)}",
-            )
+    # a constant in another's place, or copied with its conjunct: re-proved as mended
+    for cause, slip in ((Cause.VOCABULARY, stray_arguments), (Cause.STRUCTURE, copied_constants)):
+        for where, text, said in slip(context) if retest else ():
+            if (
+                retest is not None
+                and retest.reading({**context.fol, where: text}).agreed is context.gold
+            ):
+                return Blame(
+                    cause, f"{said}; written {text}, the FOL proves the gold {_gold(context)}"
+                )
     for name, place, other in same_place(context, conclusion - premises) if retest else ():
         mended = retest.renamed(context, name, other) if retest else None
         if mended is not None and mended.agreed is context.gold:

@@ -1,6 +1,7 @@
 """Slips a label mismatch may rest on, found in an item's FOL and sentences: names the
 conclusion or one premise writes apart from the rest of the story, a constant in another
-constant's place, a plural "some" written as two distinct things.
+constant's place, a constant copied from another formula with its conjunct, a plural "some"
+written as two distinct things.
 
 Each detector only says what it saw (and, for some, how the FOL would read mended); whether the
 slip is what blocks the gold label is for `refinery.repair.blame` to re-prove.
@@ -230,6 +231,74 @@ def stray_arguments(context: ItemContext) -> list[tuple[str, str, str]]:
                 )
                 found.append((where, after, seen))
     return found
+
+
+def copied_constants(context: ItemContext) -> list[tuple[str, str, str]]:
+    """(where, the formula rewritten, what was seen) for each constant `b` of a formula whose
+    sentence does not name it but names another constant `a` of that formula, where `b` is named
+    by the sentence of another formula it occurs in and `a` and `b` stand in one place of some
+    predicate: a conjunct copied from the other formula with its constant left as it was
+    (`… ∧ LeetcodeProblems(twosum)` for "'4Sum' is …", beside "'2Sum' is …"). The rewrite
+    writes `a` for `b` throughout the formula; only re-proving tells whether that was the slip."""
+    spans: dict[str, dict[str, list[tuple[int, int]]]] = {}
+    places: dict[str, set[tuple[str, int]]] = {}
+    for where, text in context.fol.items():
+        for atom in atoms_of(text):
+            for i, (arg, span) in enumerate(zip(atom.args, atom.arg_spans, strict=True)):
+                if isinstance(arg, Const):
+                    spans.setdefault(where, {}).setdefault(arg.name, []).append(span)
+                    places.setdefault(arg.name, set()).add((atom.name, i))
+    named = {
+        (where, name)
+        for where, held in spans.items()
+        for name in held
+        if _names(context.nl.get(where, ""), name)
+    }
+    found: list[tuple[str, str, str]] = []
+    for where, held in spans.items():
+        text = context.fol[where]
+        for b in sorted(held):
+            homes = sorted(w for w in spans if w != where and (w, b) in named)
+            subjects = [
+                a for a in sorted(held) if a != b and (where, a) in named and places[a] & places[b]
+            ]
+            if (where, b) in named or not homes or len(subjects) != 1:
+                continue
+            (a,) = subjects
+            after = text
+            for start, end in sorted(held[b], reverse=True):
+                after = after[:start] + a + after[end:]
+            seen = (
+                f"{where} writes {b}, which its sentence does not name, beside {a}, which it "
+                f"does; {homes[0]} names {b}: a conjunct copied from there"
+            )
+            found.append((where, after, seen))
+    return found
+
+
+#: Numerals a name may spell out (`foursum` for "4Sum").
+_NUMERALS = {
+    str(n): word
+    for n, word in enumerate(
+        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+    )
+}
+
+
+def _names(sentence: str, name: str) -> bool:
+    """Whether `sentence` names the constant `name`: all its words said (`all_said`), or its
+    letters written out by one to four words in a row, a numeral as its word ("4Sum" names
+    `foursum`, "Megan Whalen Turner" `meganWhalenTurner`)."""
+    said = tokens(sentence)
+    if _words(name) and all_said(_words(name), said):
+        return True
+    spelled = [_NUMERALS.get(t, t) for t in said]
+    target = name.lower()
+    return any(
+        "".join(spelled[i : i + n]) == target or "".join(said[i : i + n]) == target
+        for n in range(1, 5)
+        for i in range(len(said) - n + 1)
+    )
 
 
 def _initials(a: str, b: str) -> bool:

@@ -219,6 +219,55 @@ def test_a_constant_in_a_place_where_every_other_formula_has_another_is_read_aga
         )
 
 
+MUSEUMS = [
+    ("The Metropolitan Museum of Art is a museum in NYC.",
+     "Museum(metropolitanMuseumOfArt) ∧ In(metropolitanMuseumOfArt, nYC)"),
+    ("The Metropolitan Museum of Art includes Byzantine art.",
+     "Include(metropolitanMuseumOfArt, byzantineArt)"),
+    ("Whitney Museum of American Art includes American art.",
+     "Include(whitneyMuseumOfAmericanArt, americanArt)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("sentence", "formula", "cause"),
+    [
+        # the second conjunct copied from the Metropolitan's premise, its constant left as it was
+        ("Whitney Museum of American Art is a museum in NYC.",
+         "Museum(whitneyMuseumOfAmericanArt) ∧ In(metropolitanMuseumOfArt, nYC)", Cause.STRUCTURE),
+        # the sentence names both museums: nothing was copied, and nothing else closes the proof
+        ("Whitney Museum of American Art is a museum near the Metropolitan Museum of Art.",
+         "Museum(whitneyMuseumOfAmericanArt) ∧ Near(metropolitanMuseumOfArt, whitneyMuseumOfAmericanArt)",
+         Cause.LABEL),
+    ],
+)  # fmt: skip
+def test_a_constant_copied_with_its_conjunct_from_another_formula_is_read_again(
+    sentence: str, formula: str, cause: Cause
+) -> None:
+    found = _blame(
+        [*MUSEUMS, (sentence, formula)],
+        ("A museum in NYC includes American art.",
+         "∃x (Museum(x) ∧ In(x, nYC) ∧ Include(x, americanArt))"),
+        "True",
+    )  # fmt: skip
+    assert found.cause is cause, found.evidence
+    if cause is Cause.STRUCTURE:
+        assert found.evidence == (
+            "premises[3] writes metropolitanMuseumOfArt, which its sentence does not name, beside "
+            "whitneyMuseumOfAmericanArt, which it does; premises[0] names metropolitanMuseumOfArt: "
+            "a conjunct copied from there; written Museum(whitneyMuseumOfAmericanArt) ∧ "
+            "In(whitneyMuseumOfAmericanArt, nYC), the FOL proves the gold True"
+        )
+
+
+def test_a_numeral_names_a_constant_spelled_out() -> None:
+    from refinery.repair.slips import _names
+
+    assert _names("'4Sum' is starred by more than 1,000 users.", "foursum")
+    assert _names("Megan Whalen Turner worked with Greenwillow Books.", "meganWhalenTurner")
+    assert not _names("'4Sum' is starred by more than 1,000 users.", "twosum")
+
+
 @pytest.mark.parametrize(
     ("gold", "cause", "then"),
     [
