@@ -13,7 +13,8 @@ SAMPLE = REPO / "data" / "raw" / "sample" / "folio_sample.jsonl"
 
 def test_check_on_the_sample_writes_one_row_per_item(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = run("check", str(SAMPLE), "--out", str(out), "--workers", "2", cwd=tmp_path)
+    state = {"REFINERY_STATE_DIR": str(tmp_path / "state")}  # its own caches: a cold first run
+    proc = run("check", str(SAMPLE), "--out", str(out), "--workers", "2", cwd=tmp_path, env=state)
     assert proc.returncode == 0, proc.stderr
     frame = pd.read_parquet(out / "verdicts.parquet")
     csv = pd.read_csv(out / "verdicts.csv", keep_default_na=False)
@@ -42,7 +43,7 @@ def test_check_on_the_sample_writes_one_row_per_item(tmp_path: Path) -> None:
         assert column in frame.columns
     assert "label_mismatch" in proc.stderr and "z3 vs eprover: agree on 15/15" in proc.stderr
     # the cache lives in the state folder; a re-run answers every question from it
-    again = run("check", str(SAMPLE), "--out", str(out), "--workers", "1", cwd=tmp_path)
+    again = run("check", str(SAMPLE), "--out", str(out), "--workers", "1", cwd=tmp_path, env=state)
     assert "verdicts from cache: 18/18 items" in again.stderr
     # the progress lines say what a re-run (or a resumed run) did not redo, only then
     assert "from the cache" not in proc.stderr

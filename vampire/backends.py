@@ -32,6 +32,13 @@ from vampire.run import RunResult, run_on_stdin
 from vampire.szs import SzsResult, parse_szs
 
 GRACE_SECONDS = 1.0  # wall-clock margin over the prover's own limit before we kill it
+#: How Vampire is run, part of its version (so of its cached verdicts' keys): the CASC
+#: portfolio, then its default mode where the portfolio's strategies crashed.
+VAMPIRE_STRATEGY = "casc+default-after-crash"
+#: What Vampire prints for a strategy that died of a signal.
+CRASHED = "Aborted by signal"
+#: The default-mode run after a crashed portfolio: enough for what the portfolio had found.
+CRASH_RETRY_SECONDS = 1.0
 TAIL_CHARS = 2000  # how much output an undecided verdict keeps for diagnosis
 _VERSION_TIMEOUT = 10.0
 #: A theorem every prover proves at once; `probe` expects ``SZS status Theorem`` for it.
@@ -114,13 +121,16 @@ class _TptpProver:
 
     def _run(self, text: str, budget: Budget, arguments: list[str]) -> Verdict:
         """One prover process, the problem on its standard input (no file, no directory)."""
+        return to_verdict(self.name, self.version(), self._process(text, budget, arguments))
+
+    def _process(self, text: str, budget: Budget, arguments: list[str]) -> RunResult:
+        """What one prover process printed (see `_run`)."""
         path = self._require()
         seconds = prover_seconds(budget)
         try:
-            run = run_on_stdin([path, *arguments], text, timeout=seconds + GRACE_SECONDS)
+            return run_on_stdin([path, *arguments], text, timeout=seconds + GRACE_SECONDS)
         except OSError as exc:  # removed or broken since resolution
             raise ProverUnavailable(f"{self.name}: cannot run {path}: {exc}") from exc
-        return to_verdict(self.name, self.version(), run)
 
     def arguments(self, problem: Problem, seconds: int) -> list[str]:
         """Command-line arguments after the binary, before the problem file."""
@@ -185,14 +195,32 @@ class VampireProver(_TptpProver):
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         super().__init__(resolve_binary(path, "VAMPIRE_PATH", "vampire"))
 
-    def arguments(self, problem: Problem, seconds: int) -> list[str]:
+    def version(self) -> str:
+        """The binary's version line and this backend's strategy (it keys cached verdicts)."""
+        return f"{super().version()} {VAMPIRE_STRATEGY}"
+
+    def _decide(self, problem: Problem, text: str, budget: Budget) -> Verdict:
+        """The CASC portfolio; where it decided nothing and some of its strategies crashed
+        (Vampire 5.0.1 can find a refutation and die of SIGSEGV before printing it, strategy
+        after strategy), Vampire's default mode once, for `CRASH_RETRY_SECONDS` beyond the
+        budget the portfolio spent. The verdict's `elapsed` covers both runs."""
+        seconds = prover_seconds(budget)
+        run = self._process(text, budget, self.arguments(problem, seconds))
+        first = to_verdict(self.name, self.version(), run)
+        if first.status.is_definitive or CRASHED not in run.stdout:
+            return first
+        retry = Budget(min(budget.seconds, CRASH_RETRY_SECONDS), budget.rlimit)
+        plain = self.arguments(problem, prover_seconds(retry), portfolio=False)
+        second = self._run(text, retry, plain)
+        return dataclasses.replace(second, elapsed=first.elapsed + second.elapsed)
+
+    def arguments(self, problem: Problem, seconds: int, portfolio: bool = True) -> list[str]:
         intent = [] if problem.conjecture is not None else ["--intent", "sat"]
+        mode = ["--mode", "casc", *intent] if portfolio else []
         # `-t` is wall-clock seconds, and 0 would mean no limit: prover_seconds is always ≥ 1.
         # The proof in TPTP, naming the input statements it used: the verdict's core.
         return [
-            "--mode",
-            "casc",
-            *intent,
+            *mode,
             "-t",
             str(seconds),
             "--input_syntax",

@@ -23,7 +23,7 @@ from refinery.datasets.records import Item
 from refinery.parallel import code_hash, from_cache, in_input_order
 from refinery.prove.cache import TABLE as VERDICT_TABLE
 from refinery.prove.cache import VerdictCache
-from refinery.prove.verdict import Budget, Prover
+from refinery.prove.verdict import Budget, Prover, identities
 from refinery.store import JsonStore, this_host, worker_view
 
 #: The code a check row depends on, relative to the `refinery` package: its folders, then its
@@ -139,7 +139,8 @@ def plan_check(
     verdicts.prepare()
     row_store = JsonStore(cache_path.with_name("rows.sqlite") if cache_path else None, "rows")
     row_store.prepare()
-    keys = {it.id: row_key(it, prover_names, budget, evidence) for it in items}
+    provers = identities(prover_factory(prover_names))
+    keys = {it.id: row_key(it, provers, budget, evidence) for it in items}
 
     def hit(n: int) -> None:
         for said in (on_progress, on_cached):
@@ -170,13 +171,14 @@ def check_code_version() -> str:
     return code_hash(root.parent, *CHECK_CODE, (".py", ".lark"))
 
 
-def row_key(item: Item, prover_names: Sequence[str], budget: Budget, evidence: bool = True) -> str:
-    """What a check row depends on: the item's identity and content, the provers, the budget."""
+def row_key(item: Item, provers: Sequence[str], budget: Budget, evidence: bool = True) -> str:
+    """What a check row depends on: the item's identity and content, the provers (their
+    `identities`: name and version), the budget."""
     payload = [
         check_code_version(),
         item.id,
         item.content_hash,
-        list(prover_names),
+        list(provers),
         budget.seconds,
         budget.rlimit,
         evidence,

@@ -16,6 +16,7 @@ NOT_ASKED marks a consistency question the check skipped (see `refinery.prove.de
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
@@ -116,6 +117,12 @@ class Prover(Protocol):
     def check(self, problem: Problem, budget: Budget) -> Verdict:
         """Decide `problem` within `budget`; never raises for undecided problems."""
         ...
+
+
+def identities(provers: Iterable[Prover]) -> tuple[str, ...]:
+    """Each prover's name and version: what a cached row or outcome was decided by, in its key,
+    so that a new binary, or a backend that asks differently, is asked again."""
+    return tuple(f"{p.name} {p.version()}" for p in provers)
 
 
 @runtime_checkable

@@ -32,7 +32,7 @@ from refinery.outcomes import Outcome
 from refinery.parallel import code_hash, from_cache, in_input_order, run_stories
 from refinery.prove.cache import TABLE as VERDICT_TABLE
 from refinery.prove.cache import VerdictCache
-from refinery.prove.verdict import Budget
+from refinery.prove.verdict import Budget, identities
 from refinery.repair.loop import RepairConfig, repair_item
 from refinery.repair.outcome import cacheable
 from refinery.store import JsonStore, this_host, worker_view
@@ -61,7 +61,8 @@ def outcome_key(
     provers: Sequence[str],
     budget: Budget,
 ) -> str:
-    """Everything an item's outcome depends on: its content, its story's FOL, the run options."""
+    """Everything an item's outcome depends on: its content, its story's FOL, the run options
+    (`provers`: their `identities`, name and version)."""
     payload = {
         "code": code_version(),
         "id": item.id,
@@ -101,6 +102,7 @@ class RepairJob:
     host: str = field(default_factory=this_host)
     llm_gate: Callable[[], AbstractContextManager[Any]] | None = None
     cache_upto: int | None = None
+    provers: tuple[str, ...] = ()  # their `identities` on the driver: the outcome cache's key
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +154,7 @@ def repair_batch(stories: Sequence[Pending], job: RepairJob) -> RepairBatch:
                     item, row, checker=checker, config=config, story_fol=story_fol, client=client
                 ).to_dict()
                 if cacheable(outcome):
-                    key = outcome_key(item, story_fol, config, job.prover_names, job.budget)
+                    key = outcome_key(item, story_fol, config, job.provers, job.budget)
                     fresh.append((key, outcome))
             out.append(outcome)  # JSON form: what the cache holds and a worker sends back
     replies = client.cache.recorded() if client is not None else []
@@ -218,17 +220,18 @@ def plan_repair(
     replies.prepare()
     store = JsonStore(outcome_cache, "outcomes")
     store.prepare()
+    provers = identities(prover_factory(prover_names))
     cached, pending = from_cache(
         stories,
         store,
         lambda pair, story: outcome_key(
-            pair[0], _story_fol(it for it, _ in story), config, prover_names, budget
+            pair[0], _story_fol(it for it, _ in story), config, provers, budget
         ),
         on_progress,
     )
     job = RepairJob(
         prover_factory, tuple(prover_names), budget, config, cache_path,
-        llm_gate=llm_gate, cache_upto=verdicts.last_row(),
+        llm_gate=llm_gate, cache_upto=verdicts.last_row(), provers=provers,
     )  # fmt: skip
     todo = [[(it, row, found) for (it, row), found in story] for story in pending]
     return RepairPlan(items, job, todo, cached, store, verdicts, replies, on_progress)

@@ -26,6 +26,7 @@ from vampire.backends import (
     E_COMPLETE_FLAGS,
     E_FLAGS,
     GRACE_SECONDS,
+    VAMPIRE_STRATEGY,
     EProver,
     VampireProver,
     prover_seconds,
@@ -166,7 +167,7 @@ def test_vampire_resolves_from_env_and_builds_casc_argv(
     assert verdict.prover == "vampire"
     assert verdict.status is Status.THEOREM
     assert verdict.raw == "% SZS status Theorem for problem"
-    assert verdict.version == VAMPIRE_VERSION
+    assert verdict.version == f"{VAMPIRE_VERSION} {VAMPIRE_STRATEGY}"
     assert verdict.model is None
     assert verdict.output_tail == ""
     assert verdict.elapsed > 0
@@ -201,8 +202,68 @@ def test_version_runs_once_per_binary(tmp_path: Path) -> None:
     prover = VampireProver(fake.path)
     for _ in range(3):
         prover.check(THEOREM, Budget(1))
-    assert VampireProver(fake.path).version() == VAMPIRE_VERSION  # a second instance shares it
+    # a second instance shares it; the strategy is part of it, as it is of a cached verdict's key
+    assert VampireProver(fake.path).version() == f"{VAMPIRE_VERSION} {VAMPIRE_STRATEGY}"
     assert fake.version_calls() == 1
+
+
+def _crashing_portfolio(folder: Path, *, crash: bool) -> Path:
+    """A Vampire whose CASC portfolio ends in Timeout (after strategies died of a signal when
+    `crash`), and whose default mode proves: Vampire 5.0.1 on FOLIO v2 train 69."""
+    folder.mkdir(parents=True, exist_ok=True)
+    died = "echo '% Aborted by signal SIGSEGV on problem'" if crash else ""
+    script = f"""#!/bin/sh
+if [ "$1" = "--version" ]; then echo {shlex.quote(VAMPIRE_VERSION)}; exit 0; fi
+echo "$*" >> {folder}/calls
+cat > /dev/null
+if [ "$1" = "--mode" ]; then
+  {died}
+  echo '% Proof not found in time 4.9 s'
+  echo '% SZS status Timeout for problem'
+  exit 1
+fi
+echo '% Refutation found.'
+echo '% SZS status Theorem for problem'
+"""
+    path = folder / "vampire"
+    path.write_text(script)
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("crash", [True, False])
+def test_a_portfolio_whose_strategies_crashed_is_asked_again_in_default_mode(
+    tmp_path: Path, crash: bool
+) -> None:
+    path = _crashing_portfolio(tmp_path, crash=crash)
+    verdict = VampireProver(path).check(THEOREM, Budget(seconds=5))
+    calls = (tmp_path / "calls").read_text().splitlines()
+    if crash:
+        assert verdict.status is Status.THEOREM
+        assert [c.split()[:3] for c in calls] == [
+            ["--mode", "casc", "-t"],
+            ["-t", "1", "--input_syntax"],
+        ]
+    else:  # a portfolio that merely ran out of time is not run again
+        assert verdict.status is Status.TIMEOUT and len(calls) == 1
+
+
+def test_vampire_5_0_1_decides_train_69_once_its_portfolio_crashed(vampire_path: str) -> None:
+    """FOLIO v2 train 69 with its stray `)` removed: every CASC strategy that finds the
+    refutation dies of SIGSEGV; the default mode proves it."""
+    from refinery.logic.parse import parse
+
+    premises = (
+        "∀x (Easy(x) → ∃y (LessThan(y, percent20) ∧ ACRate(x,y)))",
+        "∀x (Recommended(x) → Easy(x))",
+        "∀x (Easy(x) ⊕ Hard(x))",
+        "∀x (Starred(x) → Hard(x))",
+        "Recommended(twosum)",
+        "Starred(foursum)",
+    )
+    problem = Problem(tuple(parse(p) for p in premises), parse("Easy(twosum)"))
+    verdict = VampireProver(vampire_path).check(problem, Budget(seconds=5))
+    assert verdict.status is Status.THEOREM, verdict.output_tail
 
 
 @pytest.mark.parametrize("how", ["env", "argument", "path"])
