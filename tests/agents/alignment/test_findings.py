@@ -822,3 +822,19 @@ def test_a_not_both_the_formula_drops_is_missing_though_an_either_or_is_written_
     assert ("negation_missing", 0.85) in _kinds(fol, sentence)
     # "…, but not both" closing its clause is what the ⊕ says
     assert _kinds("Paint(rob) ⊕ Write(rob)", "Rob paints or writes, but not both.") == []
+
+
+def test_a_not_both_the_formula_drops_is_missing_though_a_neither_nor_is_negated() -> None:
+    # its one ¬ says the consequent's "neither … nor"; the condition's "not both" is unwritten
+    sentence = (
+        "If Emily does not both own a pet and live in a city, then she either owns a pet and "
+        "lives in a city, or she neither owns a pet nor lives in a city."
+    )
+    dropped = (
+        "(Pet(emily) ∧ City(emily)) → ((Pet(emily) ∧ City(emily)) ⊕ ¬(Pet(emily) ∨ City(emily)))"
+    )
+    assert ("negation_missing", 0.85) in _kinds(dropped, sentence)
+    # written with the "not both", it is not missing (as ¬(A ∧ B), or as ¬A ∨ ¬B)
+    for condition in ("¬(Pet(emily) ∧ City(emily))", "(¬Pet(emily) ∨ ¬City(emily))"):
+        written = dropped.replace("(Pet(emily) ∧ City(emily)) →", f"{condition} →", 1)
+        assert "negation_missing" not in [k for k, _ in _kinds(written, sentence)], written

@@ -65,6 +65,11 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
                 score, cues, f"the sentence says {cues[0]!r} but the formula negates nothing"
             )
         ]
+    if s.denies_both and not f.denied_conjunctions and not f.negative_ors:
+        # "does not both A and B" denies an "and"; this formula's negations deny something
+        # else ("neither … nor" beside it), so the "not both" went unwritten
+        message = "'not both' denies an 'and', the formula denies none"
+        return [missing_negation(0.85, cues, message)]
     if s.neither_nor and not s.both_or_neither and not f.negated_ors and f.negations < 2:
         return [missing_negation(0.7, cues, "'neither … nor' negates both, the formula does not")]
     if s.neither_nor and not s.both_or_neither and not f.negated_ors and f.denied_negations:
