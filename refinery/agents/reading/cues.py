@@ -232,5 +232,10 @@ def quantifier_cue(sentence: str) -> str | None:
 
 # -- connective cues ----------------------------------------------------------------------------
 
-#: "either both … or neither" (in either order): the sentence asks for ↔, not ⊕.
-BOTH_OR_NEITHER = re.compile(r"\bboth\b.*\bor\b.*\bneither\b|\bneither\b.*\bor\b.*\bboth\b", re.I)
+#: "either both … or neither" (in either order), or "either A and B, or (they are) neither A nor
+#: B": the sentence asks for ↔, not ⊕.
+BOTH_OR_NEITHER = re.compile(
+    r"\bboth\b.*\bor\b.*\bneither\b|\bneither\b.*\bor\b.*\bboth\b"
+    r"|\beither\b.*\band\b.*\bor\b.*\bneither\b",
+    re.I,
+)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pytest
 
 from refinery.agents.alignment import BLAME, Finding, align, align_formula
+from refinery.agents.reading.cues import read_sentence
 
 
 def _kinds(fol: str, sentence: str, story: Sequence[str] = ()) -> list[tuple[str, float]]:
@@ -838,3 +839,17 @@ def test_a_not_both_the_formula_drops_is_missing_though_a_neither_nor_is_negated
     for condition in ("¬(Pet(emily) ∧ City(emily))", "(¬Pet(emily) ∨ ¬City(emily))"):
         written = dropped.replace("(Pet(emily) ∧ City(emily)) →", f"{condition} →", 1)
         assert "negation_missing" not in [k for k, _ in _kinds(written, sentence)], written
+
+
+def test_either_both_or_neither_said_with_and_and_neither_nor_is_no_missing_negation() -> None:
+    sentence = (
+        "The chopsticks are either made from metal and plastic, or they are neither made from "
+        "metal nor plastic."
+    )
+    assert read_sentence(sentence).both_or_neither
+    both_or_neither = "¬(MadeFrom(chopsticks, metal) ⊕ MadeFrom(chopsticks, plastic))"
+    assert "negation_missing" not in [k for k, _ in _kinds(both_or_neither, sentence)]
+    # a plain "either … or" before a "neither … nor" asks for nothing of the kind
+    assert not read_sentence(
+        "Tom either sings or dances, and neither paints nor writes."
+    ).both_or_neither
