@@ -853,3 +853,13 @@ def test_either_both_or_neither_said_with_and_and_neither_nor_is_no_missing_nega
     assert not read_sentence(
         "Tom either sings or dances, and neither paints nor writes."
     ).both_or_neither
+
+
+def test_a_subject_that_is_the_only_one_of_a_kind_is_the_rule_s_result_not_its_condition() -> None:
+    sentence = "Ambiortus Dementjevi is the only known species of Ambiortus."
+    fol = "∀x (KnownSpeciesOf(x, ambiortus) → IsSpecies(x, ambiortusDementjevi))"
+    assert "implication_reversed" not in [k for k, _ in _kinds(fol, sentence)]
+    # a copula's subject is still a generic rule's condition: "a roundel is a fortification"
+    assert ("implication_reversed", 0.55) in _kinds(
+        "∀x (Fortification(x) → Roundel(x))", "A roundel is a rounded fortification."
+    )

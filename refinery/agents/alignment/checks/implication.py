@@ -115,9 +115,13 @@ def _generic(s: Sentence) -> tuple[list[str], list[str]] | None:
     verb = next((j for j, w in enumerate(words) if w in ("is", "are")), None)
     if verb and not _JOINERS.isdisjoint(words[:verb]):
         return None  # "A either have B or are C": the copula is one part's, not the rule's
+    if verb and not _SOLE.isdisjoint(words[verb + 1 : verb + 3]):
+        return None  # "A is the only B": every B is A, the subject is the result
     return (words[:verb], words[verb + 1 :]) if verb else None
 
 
+#: Words after a copula that make its subject the one thing the rest names ("the only species").
+_SOLE = frozenset({"only", "sole", "single"})
 #: Words before a copula that make it belong to one part of a compound predicate.
 _JOINERS = frozenset({"or", "either", "and", "nor"})
 
