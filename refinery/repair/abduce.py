@@ -163,7 +163,9 @@ def abduce(
     if gold not in (Label.TRUE, Label.FALSE) or conclusion is None or finder is None:
         return None
     goal = conclusion if gold is Label.TRUE else Not(conclusion)
-    pool = candidates(context, lexicon)
+    # a fact that is the goal itself ("Beethoven is a composer" for that conclusion) proves
+    # nothing about the story: the trivial bridge
+    pool = [c for c in candidates(context, lexicon) if c.text != to_text(goal)]
     screen = dataclasses.replace(checker, provers=[finder], evidence=False)
     chosen: list[Candidate] = []
     calls = 0

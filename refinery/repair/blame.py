@@ -331,6 +331,18 @@ def _mended(context: ItemContext, retest: Retest, where: str, said: str) -> Blam
             f"{said}; rewritten as the finding asks, {text}, {got}: the gold "
             f"{_gold(context)} is out of reach as written and as rewritten",
         )
+    open_ = context.agreed not in (Label.TRUE, Label.FALSE)
+    bridge = retest.bridge(context) if after and open_ else None
+    if bridge is not None and bridge.axioms:
+        # mending the formula leaves the gold open, and a fact left out closes it as written:
+        # the fact is what blocks the gold (the finding stays in the evidence)
+        return Blame(
+            Cause.KNOWLEDGE,
+            f"{said}, but rewritten as the finding asks the gold {_gold(context)} stays open; "
+            f"with {bridge.describe()}, the provers prove it"
+            + (f" ({bridge.proof})" if bridge.proof else ""),
+            background=bridge,
+        )
     return Blame(Cause.STRUCTURE, said)
 
 

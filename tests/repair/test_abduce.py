@@ -236,3 +236,33 @@ def test_an_axiom_no_proof_uses_is_dropped_from_the_bridge() -> None:
         == "proves the conclusion: premises[0], premises[1], background[0] (eprover, z3)"
     )
     assert bridge.calls == 5 + 3  # the proof, then the smaller bridge confirmed and proved
+
+
+@needs_wordnet
+def test_a_fact_left_out_blocks_where_mending_a_misread_formula_leaves_the_gold_open() -> None:
+    # the dropped "not" is a real defect, but the gold label needs "a bee is an animal"
+    found = _blame(
+        [
+            ("All animals are mortal.", "∀x (Animal(x) → Mortal(x))"),
+            ("Harry is a bee that does not sting.", "Bee(harry) ∧ Sting(harry)"),
+        ],
+        ("Harry is mortal.", "Mortal(harry)"),
+        "True",
+    )
+    assert found.cause is Cause.KNOWLEDGE, found.evidence
+    assert found.evidence.startswith("premises[1]: negation_missing:")
+    assert (
+        "but rewritten as the finding asks the gold True stays open; with ∀x (Bee(x) → Animal(x))"
+        in found.evidence
+    )
+
+
+@needs_wordnet
+def test_a_fact_that_is_the_conclusion_itself_is_no_bridge() -> None:
+    found = _blame(
+        [("Beethoven wrote the Ninth Symphony.", "Wrote(beethoven, ninthSymphony)")],
+        ("Beethoven is a composer.", "Composer(beethoven)"),
+        "True",
+    )
+    assert found.background is None or "Composer(beethoven)" not in found.background.texts
+    assert found.cause is not Cause.KNOWLEDGE or "Composer(beethoven)" not in found.evidence
