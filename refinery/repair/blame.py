@@ -259,13 +259,8 @@ def _mismatch(context: ItemContext, retest: Retest | None = None, mend: bool = T
     if not proved:
         bridge = retest.bridge(context) if retest else None
         if bridge is not None and bridge.axioms:
-            return Blame(
-                Cause.KNOWLEDGE,
-                f"the FOL reads as its sentences say and leaves the conclusion open; with "
-                f"{bridge.describe()}, the provers prove the gold {_gold(context)}"
-                + (f" ({bridge.proof})" if bridge.proof else ""),
-                background=bridge,
-            )
+            why = "the FOL reads as its sentences say and leaves the conclusion open"
+            return _closed_by(context, bridge, why)
         both_ways = retest.converse(context) if retest else ""
         if both_ways:
             return Blame(
@@ -309,8 +304,10 @@ def _mended(context: ItemContext, retest: Retest, where: str, said: str) -> Blam
     shape, unless every rewrite the meaning rules make of it (`Retest.mended`) leaves a FOL
     that reads as its sentences say and proves another label (or rests the gold on a
     converse): then the label, whether the finding was right (the rewrite reads right) or a
-    false alarm (the FOL did). A rewrite that leaves the gold open proves nothing. The
-    evidence says what the rewrite gave, never that it is the right formula."""
+    false alarm (the FOL did). Where every rewrite leaves the gold open, a background fact
+    that closes the proof of the FOL as written is what blocks it: `knowledge`. Else a rewrite
+    that leaves the gold open proves nothing. The evidence says what the rewrite gave, never
+    that it is the right formula."""
     after: list[tuple[str, Blame, ItemContext]] = []
     for text, reading in retest.mended(context, where):
         if reading.agreed is context.gold:
@@ -336,14 +333,20 @@ def _mended(context: ItemContext, retest: Retest, where: str, said: str) -> Blam
     if bridge is not None and bridge.axioms:
         # mending the formula leaves the gold open, and a fact left out closes it as written:
         # the fact is what blocks the gold (the finding stays in the evidence)
-        return Blame(
-            Cause.KNOWLEDGE,
-            f"{said}, but rewritten as the finding asks the gold {_gold(context)} stays open; "
-            f"with {bridge.describe()}, the provers prove it"
-            + (f" ({bridge.proof})" if bridge.proof else ""),
-            background=bridge,
-        )
+        why = f"{said}, but rewritten as the finding asks the gold {_gold(context)} stays open"
+        return _closed_by(context, bridge, why)
     return Blame(Cause.STRUCTURE, said)
+
+
+def _closed_by(context: ItemContext, bridge: Bridge, why: str) -> Blame:
+    """`knowledge`: `why` the gold label is out of reach, then the background facts that
+    bring the provers to it (proposed in `background_fol`) and their proof."""
+    proof = f" ({bridge.proof})" if bridge.proof else ""
+    return Blame(
+        Cause.KNOWLEDGE,
+        f"{why}; with {bridge.describe()}, the provers prove the gold {_gold(context)}{proof}",
+        background=bridge,
+    )
 
 
 def _named(

@@ -21,6 +21,7 @@ from refinery.agents.reading.words import (
     content,
     name_words,
     phrase_at,
+    spelled_by,
     tokens,
 )
 from refinery.agents.repairs.located import atoms_of
@@ -276,29 +277,11 @@ def copied_constants(context: ItemContext) -> list[tuple[str, str, str]]:
     return found
 
 
-#: Numerals a name may spell out (`foursum` for "4Sum").
-_NUMERALS = {
-    str(n): word
-    for n, word in enumerate(
-        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-    )
-}
-
-
 def _names(sentence: str, name: str) -> bool:
     """Whether `sentence` names the constant `name`: all its words said (`all_said`), or its
-    letters written out by one to four words in a row, a numeral as its word ("4Sum" names
-    `foursum`, "Megan Whalen Turner" `meganWhalenTurner`)."""
-    said = tokens(sentence)
-    if _words(name) and all_said(_words(name), said):
-        return True
-    spelled = [_NUMERALS.get(t, t) for t in said]
-    target = name.lower()
-    return any(
-        "".join(spelled[i : i + n]) == target or "".join(said[i : i + n]) == target
-        for n in range(1, 5)
-        for i in range(len(said) - n + 1)
-    )
+    letters spelled by a few words in a row (`spelled_by`: "4Sum" names `foursum`)."""
+    said, words = tokens(sentence), _words(name)
+    return (bool(words) and all_said(words, said)) or spelled_by(said, name)
 
 
 def _initials(a: str, b: str) -> bool:

@@ -20,7 +20,7 @@ from refinery.addresses import premise
 from refinery.labels import GOLD_LABELS, Label
 from refinery.outcomes import Outcome, Status
 from refinery.report.diff import Segment, changes, inline_diff, unified_diff
-from refinery.report.sample import FULL_REPORT_ITEMS, Sampled, sample, sampled
+from refinery.report.sample import FULL_REPORT_ITEMS, Sampled, changes_label, sample, sampled
 
 #: Outcome statuses, in report order.
 STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
@@ -299,7 +299,7 @@ def summarise(
         label_changes=tuple(
             LabelChange(item=i, why=_why(o), evidence="; ".join(i.evidence) or NONE)
             for o, i in zip(ordered, items, strict=True)
-            if o.suggested_label and o.suggested_label != o.gold_label
+            if changes_label(o)
         ),
         review=_review_rows(review, links),
         history=_history(history, outcomes, _s(meta.get("run_id", ""))),

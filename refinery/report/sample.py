@@ -61,7 +61,10 @@ def sampled(outcomes: Sequence[Outcome], edits: Sequence[Mapping[str, object]]) 
         queue=sum(1 for o in outcomes if o.queued),
         applied=applied,
         proposed=len(edits) - applied,
-        label_changes=sum(
-            1 for o in outcomes if o.suggested_label and o.suggested_label != o.gold_label
-        ),
+        label_changes=sum(1 for o in outcomes if changes_label(o)),
     )
+
+
+def changes_label(o: Outcome) -> bool:
+    """Whether the outcome suggests a label other than its gold one (a "label change")."""
+    return bool(o.suggested_label) and o.suggested_label != o.gold_label

@@ -321,6 +321,35 @@ class WordIndex(Generic[Tag]):
         return found
 
 
+#: Numerals a name may spell out (`foursum` for "4Sum").
+_NUMERALS = dict(
+    zip(
+        map(str, range(11)),
+        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+        strict=True,
+    )
+)
+
+
+def spelled_by(said: Sequence[str], name: str, most: int = 4) -> bool:
+    """Whether up to `most` words of `said` in a row, written as one, are `name`'s letters, a
+    numeral read as it is or as its word (`joined` writes two as one).
+
+    >>> spelled_by(["4", "sum", "is", "hard"], "foursum"), spelled_by(["2", "sum"], "foursum")
+    (True, False)
+    >>> spelled_by(["megan", "whalen", "turner", "wrote"], "meganWhalenTurner")
+    True
+    """
+    target = name.lower()
+    spelled = [_NUMERALS.get(w, w) for w in said]
+    return any(
+        "".join(words[i : i + n]) == target
+        for words in (said, spelled)
+        for n in range(1, most + 1)
+        for i in range(len(said) - n + 1)
+    )
+
+
 def joined(words: Sequence[str]) -> list[str]:
     """`words`, and each two neighbours written as one ("sci fi" → "scifi", as `ScifiMovie`).
 
