@@ -14,7 +14,10 @@ is an animal"). The search tries axioms of fixed templates over the item's own s
 - `∀x ∀y (R(x, y) → ¬R(y, x))` where R's name says "than": a comparison holds one way;
 - `¬(a = b)` for two constants: two names, two things;
 - `∀x ∀y (P(x) ∧ P(y) → x = y)`, only where P's name holds a superlative ("the smallest race
-  track" is one thing), so that what the story says of it holds of every one so named.
+  track" is one thing), so that what the story says of it holds of every one so named;
+- `∀x ∀y (R(c, x) ∧ R(c, y) → x = y)` where a sentence says "C's …" of the constant `c` and two
+  formulas each bring in what `c` has by a fresh `∃` in `R`: "Tom's license plate" is one plate,
+  however many sentences speak of it.
 
 It is guided by a countermodel, as abduction by hand is: Z3 finds a model of the premises in
 which the gold label fails, and only an axiom that model breaks can help. Each such axiom is
@@ -42,7 +45,18 @@ from refinery.labels import Label
 from refinery.logic.analysis import occurrences, subformulas
 from refinery.logic.parse import parses
 from refinery.logic.printer import to_text
-from refinery.logic.syntax import And, Const, Eq, Forall, Formula, Implies, Not, Pred, Var
+from refinery.logic.syntax import (
+    And,
+    Const,
+    Eq,
+    Exists,
+    Forall,
+    Formula,
+    Implies,
+    Not,
+    Pred,
+    Var,
+)
 from refinery.prove.verdict import Problem
 
 #: The most axioms a bridge may have.
@@ -97,7 +111,7 @@ def candidates(context: ItemContext, lexicon: Lexicon | None) -> list[Candidate]
                 binary.add(o.name)
             elif o.kind == "constant":
                 constants.add(o.name)
-    out: list[Candidate] = [*_presumed(context), *_comparisons(binary)]
+    out: list[Candidate] = [*_presumed(context), *_comparisons(binary), *_possessives(context)]
     for p in sorted(unary):
         for q in sorted(unary - {p}):
             rule = Forall("x", Implies(Pred(p, (Var("x"),)), Pred(q, (Var("x"),))))
@@ -268,6 +282,47 @@ def _comparisons(binary: Iterable[str]) -> list[Candidate]:
             one_way = Implies(Pred(r, (x, y)), Not(Pred(r, (y, x))))
             support = f"a comparison: '{' '.join(name_words(r))}' holds one way between two things"
             out.append(Candidate(Forall("x", Forall("y", one_way)), support, 1))
+    return out
+
+
+#: "Tom's", "Walter Folger Brown's": a possessive, its owner's name and the two words after it
+_POSSESSIVE = re.compile(r"\b((?:[A-Z][\w-]*\s+)*[A-Z][\w-]*)['’]s((?:\s+[A-Za-z][\w-]*){0,2})")
+
+
+def _possessives(context: ItemContext) -> list[Candidate]:
+    """`∀x ∀y (R(c, x) ∧ R(c, y) → x = y)` (or with `c` second) where a sentence says "C's …"
+    of the constant `c` named C, its formula brings in what `c` has by a fresh `∃` in `R`, and
+    another formula does the same: two sentences about "Tom's license plate" each written
+    `∃x (Owns(tom, x) ∧ …)` speak of one plate, which the FOL leaves open."""
+    fresh: dict[tuple[str, str, int], set[str]] = {}  # (R, c, c's place) → where ∃ binds the other
+    for where, text in context.fol.items():
+        f = parses(text)
+        for node in subformulas(f) if f is not None else ():
+            if not isinstance(node, Exists):
+                continue
+            for atom in (a for a in subformulas(node.body) if isinstance(a, Pred)):
+                if len(atom.args) == 2 and Var(node.var) in atom.args:
+                    i = 1 - atom.args.index(Var(node.var))
+                    if isinstance(owner := atom.args[i], Const):
+                        fresh.setdefault((atom.name, owner.name, i), set()).add(where)
+    out: list[Candidate] = []
+    for (relation, c, i), places in sorted(fresh.items()):
+        if len(places) < 2:
+            continue
+        said = [
+            m.group(0)
+            for where in sorted(places)
+            for m in _POSSESSIVE.finditer(context.nl.get(where, ""))
+            if [w.lower() for w in m.group(1).split()] == [w.lower() for w in name_words(c)]
+        ]
+        if said:
+            x, y = Var("x"), Var("y")
+            has_x, has_y = (
+                Pred(relation, (Const(c), v) if i == 0 else (v, Const(c))) for v in (x, y)
+            )
+            one = Implies(And((has_x, has_y)), Eq(x, y))
+            support = f'a possessive: "{said[0]}" names one thing'
+            out.append(Candidate(Forall("x", Forall("y", one)), support, 1))
     return out
 
 

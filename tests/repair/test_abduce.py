@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from blaming import CHECKER, mismatch_cause
 
@@ -266,3 +268,46 @@ def test_a_fact_that_is_the_conclusion_itself_is_no_bridge() -> None:
     )
     assert found.background is None or "Composer(beethoven)" not in found.background.texts
     assert found.cause is not Cause.KNOWLEDGE or "Composer(beethoven)" not in found.evidence
+
+
+def test_a_possessive_written_as_two_fresh_somethings_names_one_thing() -> None:
+    found = _blame(
+        [
+            ("Ann's bike is red.", "∃x (Owns(ann, x) ∧ Bike(x) ∧ Red(x))"),
+            ("Ann's bike is fast.", "∃x (Owns(ann, x) ∧ Bike(x) ∧ Fast(x))"),
+        ],
+        ("Ann's bike is red and fast.", "∃x (Owns(ann, x) ∧ Red(x) ∧ Fast(x))"),
+        "True",
+    )
+    assert found.cause is Cause.KNOWLEDGE
+    assert found.background is not None
+    assert found.background.texts == ("∀x ∀y (Owns(ann, x) ∧ Owns(ann, y) → x = y)",)
+    assert 'a possessive: "Ann\'s bike is" names one thing' in found.evidence
+
+
+@pytest.mark.parametrize(
+    ("premises", "conclusion"),
+    [
+        # no possessive: "someone Ann owns" may be two things
+        (["Ann owns a red bike.", "Ann owns a fast bike."], "Ann owns a red, fast bike."),
+        # a possessive, but of another name than the relation's constant
+        (["Bob's bike is red.", "Bob's bike is fast."], "Bob's bike is red and fast."),
+    ],
+)
+def test_no_possessive_uniqueness_without_the_owners_possessive(
+    premises: list[str], conclusion: str
+) -> None:
+    fol = ["∃x (Owns(ann, x) ∧ Red(x))", "∃x (Owns(ann, x) ∧ Fast(x))"]
+    item = make_item(1, fol, "∃x (Owns(ann, x) ∧ Red(x) ∧ Fast(x))", "True")
+    item = dataclasses.replace(item, premises=tuple(premises), conclusion=conclusion)
+    (row,) = CHECKER.check_story([item])
+    texts = [c.text for c in candidates(item_context(item, row), None)]
+    assert not any("→ x = y" in t for t in texts)
+
+
+def test_one_fresh_something_alone_is_no_possessive_to_unify() -> None:
+    item = make_item(1, ["∃x (Owns(ann, x) ∧ Red(x))", "Fast(b)"], "Fast(ann)", "True")
+    item = dataclasses.replace(item, premises=("Ann's bike is red.", "B is fast."))
+    (row,) = CHECKER.check_story([item])
+    texts = [c.text for c in candidates(item_context(item, row), None)]
+    assert not any("→ x = y" in t for t in texts)
