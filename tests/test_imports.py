@@ -201,7 +201,7 @@ def test_every_path_a_cache_key_hashes_exists() -> None:
 @pytest.mark.parametrize(
     ("library", "allowed"),
     [
-        ("z3", {"refinery.logic.to_z3", "refinery.prove.z3_backend"}),
+        ("z3", {"refinery.logic.to_z3", "refinery.prove.z3_backend", "refinery.prove.z3_sparse"}),
         ("lark", {"refinery.logic.parse"}),
         ("prefect", {m for m in MODULES if m.split(".")[0] in ("flows", "tasks")}),
         # the cluster libraries, like Prefect, only where work is mapped onto task runners

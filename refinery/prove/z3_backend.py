@@ -60,6 +60,8 @@ except ImportError as exc:  # pragma: no cover - z3-solver is a declared depende
         "z3-solver is not installed: make run (or pip install z3-solver)"
     ) from exc
 
+from refinery.prove.z3_sparse import left_ms, sparse_model  # noqa: E402 (after z3's refusal)
+
 MODEL_CHARS = 2000
 """Longest model text kept in a `Verdict` (the start is kept; the rest is elided)."""
 
@@ -74,11 +76,10 @@ MAX_MODEL_SIZE = 8
 
 SIZE_TRY_RLIMIT = 2_000_000
 """How much work (Z3's deterministic resource units; about a second here, at 2–3 million a
-second) `find_model` spends on one domain size, or on one check of `_sparse_model`, before
+second) `find_model` spends on one domain size, or on one check of `refinery.prove.z3_sparse.sparse_model`, before
 keeping the model it has. A count of work, not of time, so a busy machine finds the same
 countermodel as a quiet one; the search's own deadline stays as a backstop."""
 
-_MAX_SPARSE_ATOMS = 2000  # past this many ground atoms a model is shown as Z3 found it
 
 #: Statuses a retry with MBQI alone may still settle: Z3 stopped on its own, not on the clock.
 _RETRY = frozenset({Status.GAVE_UP, Status.RESOURCE_OUT})
@@ -218,7 +219,7 @@ class Z3Prover:
         (a cardinality axiom over fresh elements, each try capped at `SIZE_TRY_RLIMIT`: forcing
         many named individuals into fewer elements is a pigeonhole problem, hard for any
         solver), and the first satisfiable size gives the model; else Z3's own size stands. The
-        model is made sparse (`_sparse_model`) before it is read. THEOREM / UNSATISFIABLE when
+        model is made sparse (`refinery.prove.z3_sparse.sparse_model`) before it is read. THEOREM / UNSATISFIABLE when
         there is no model at all. `budget.seconds` bounds the whole search.
         """
         _, rlimit = _limits(budget)
@@ -239,7 +240,7 @@ class Z3Prover:
                 solver.add(translator.translate(axiom))
             if problem.conjecture is not None:
                 solver.add(z3.Not(translator.translate(problem.conjecture)))
-            outcome = _run(solver, _left(solver, deadline), rlimit, conjecture=conjecture)
+            outcome = _run(solver, left_ms(solver, deadline), rlimit, conjecture=conjecture)
             if outcome.status in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE):
                 first = solver.model()
                 size = max(1, len(first.get_universe(translator.sort) or []))
@@ -271,10 +272,10 @@ class Z3Prover:
             solver.add(bound)
             tries = min(rlimit or SIZE_TRY_RLIMIT, SIZE_TRY_RLIMIT)
             solver.set("rlimit", tries)
-            step = _run(solver, _left(solver, deadline), tries, conjecture=conjecture)
+            step = _run(solver, left_ms(solver, deadline), tries, conjecture=conjecture)
             if step.status not in (Status.SATISFIABLE, Status.COUNTER_SATISFIABLE):
                 return None, step
-            sparse = _sparse_model(solver, translator, elements, deadline)
+            sparse = sparse_model(solver, translator, elements, deadline, tries)
             return _countermodel(sparse, translator), step
         finally:
             solver.set("rlimit", rlimit or 0)  # 0: no limit, as the search started
@@ -365,62 +366,6 @@ def _at_most(translator: Z3Translator, size: int) -> tuple[list[z3.ExprRef], z3.
     x = z3.FreshConst(translator.sort, prefix="any")
     bound = z3.ForAll([x], z3.Or([x == e for e in elements]) if size > 1 else x == elements[0])
     return elements, bound
-
-
-def _left(solver: z3.Solver, deadline: float) -> int:
-    """Milliseconds to `deadline` (at least 1), set as the solver's timeout for the next check."""
-    left = max(1, round((deadline - time.perf_counter()) * 1000))
-    solver.set("timeout", left)
-    return left
-
-
-def _sparse_model(
-    solver: z3.Solver, translator: Z3Translator, elements: list[z3.ExprRef], deadline: float
-) -> z3.ModelRef:
-    """A model of the solver's (satisfiable) assertions in which few atoms hold.
-
-    Z3 makes an unconstrained predicate true of everything; a person reading the model then
-    cannot tell the facts the premises force from noise. So every ground atom over the
-    elements is assumed false, and the atoms in an unsat core of those assumptions are given
-    up one at a time, until the rest is satisfiable: one check per atom the premises force,
-    each on a tiny problem.
-    """
-    atoms = []
-    for symbol_name, symbol in translator.symbols.items():
-        if symbol.kind != "pred":
-            continue
-        decl = translator.declaration(symbol_name)
-        if symbol.arity == 0:
-            atoms.append(decl)
-        else:
-            atoms += [decl(*args) for args in itertools.product(elements, repeat=symbol.arity)]
-    dense = solver.model()  # the model of the check just made: the fallback
-    if len(atoms) > _MAX_SPARSE_ATOMS:
-        return dense
-    # assumptions must be Boolean constants: name each "atom is false" by a fresh literal
-    names = {z3.FreshConst(z3.BoolSort(translator.ctx), prefix="false"): atom for atom in atoms}
-    solver.push()
-    try:
-        for name, atom in names.items():
-            solver.add(z3.Implies(name, z3.Not(atom)))
-        assumed = list(names)
-        while assumed and time.perf_counter() < deadline:
-            _left(solver, deadline)
-            result = solver.check(*assumed)
-            if result == z3.sat:
-                return solver.model()
-            if result != z3.unsat:
-                break
-            core = solver.unsat_core()
-            if len(core) == 0:
-                break
-            # one of these atoms must hold; give up one per step (Z3 shares equal terms, so
-            # ids compare them without printing each one)
-            given_up = core[0].get_id()
-            assumed = [a for a in assumed if a.get_id() != given_up]
-        return dense  # out of time, or Z3 could not tell: the model as first found
-    finally:
-        solver.pop()
 
 
 def _countermodel(model: z3.ModelRef, translator: Z3Translator) -> Countermodel:
