@@ -23,10 +23,9 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from refinery import config
-from refinery.check import check_items, parse_item
+from refinery.check import CheckRow, check_items, parse_item
 from refinery.check.summary import all_agree, category_counts, prover_agreement, seconds_per_item
 from refinery.datasets import load_any
 from refinery.datasets.records import Item
@@ -41,7 +40,7 @@ _FLIP = {Label.TRUE: Label.FALSE, Label.FALSE: Label.UNCERTAIN, Label.UNCERTAIN:
 
 def _run(
     items: list[Item], names: list[str], budget: Budget, workers: int, cache: Path
-) -> tuple[list[dict[str, Any]], float, float]:
+) -> tuple[list[CheckRow], float, float]:
     """Rows, wall seconds, and CPU seconds of the workers and their prover processes."""
     started = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -70,7 +69,7 @@ def _questions(items: list[Item]) -> tuple[int, int]:
     return naive, sum(len(g) for g in goals.values())
 
 
-def _show(rows: list[dict[str, Any]], items: dict[str, Item], category: str, n: int) -> None:
+def _show(rows: list[CheckRow], items: dict[str, Item], category: str, n: int) -> None:
     """Up to n examples, each from another theory and with another question text."""
     chosen = [r for r in rows if r.category == category]
     print(f"\n{category}: {len(chosen)} items; examples:")
@@ -86,8 +85,8 @@ def _show(rows: list[dict[str, Any]], items: dict[str, Item], category: str, n: 
     for r in examples[:n]:
         it = items[r.id]
         print(
-            f"  {r['id']}: {it.conclusion!r} ({it.conclusion_fol}) gold {r['gold_label']}, "
-            f"dataset semantics {r['label_dataset']}, classical {r['label'] or '-'}"
+            f"  {r.id}: {it.conclusion!r} ({it.conclusion_fol}) gold {r.gold_label}, "
+            f"dataset semantics {r.label_dataset}, classical {r.label or '-'}"
         )
 
 
