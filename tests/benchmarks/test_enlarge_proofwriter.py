@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from scripts import bench_script
 
 from refinery.datasets import dataset_labels, load_any
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def _enlarger() -> ModuleType:
-    path = REPO / "benchmarks" / "enlarge_proofwriter.py"
-    spec = importlib.util.spec_from_file_location("enlarge_proofwriter", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("enlarge_proofwriter")
 
 
 @pytest.mark.data
