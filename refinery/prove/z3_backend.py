@@ -76,10 +76,10 @@ MAX_MODEL_SIZE = 8
 
 SIZE_TRY_RLIMIT = 2_000_000
 """How much work (Z3's deterministic resource units; about a second here, at 2–3 million a
-second) `find_model` spends on one domain size, or on one check of `refinery.prove.z3_sparse.sparse_model`, before
-keeping the model it has. A count of work, not of time, so a busy machine finds the same
-countermodel as a quiet one; the search's own deadline stays as a backstop."""
-
+second) `find_model` spends on one domain size, or on one check of the sparse-model search
+(`refinery.prove.z3_sparse`), before keeping the model it has. A count of work, not of time, so
+a busy machine finds the same countermodel as a quiet one; the search's own deadline stays as a
+backstop."""
 
 #: Statuses a retry with MBQI alone may still settle: Z3 stopped on its own, not on the clock.
 _RETRY = frozenset({Status.GAVE_UP, Status.RESOURCE_OUT})
@@ -219,8 +219,9 @@ class Z3Prover:
         (a cardinality axiom over fresh elements, each try capped at `SIZE_TRY_RLIMIT`: forcing
         many named individuals into fewer elements is a pigeonhole problem, hard for any
         solver), and the first satisfiable size gives the model; else Z3's own size stands. The
-        model is made sparse (`refinery.prove.z3_sparse.sparse_model`) before it is read. THEOREM / UNSATISFIABLE when
-        there is no model at all. `budget.seconds` bounds the whole search.
+        model is made sparse (`refinery.prove.z3_sparse.sparse_model`) before it is read.
+        THEOREM / UNSATISFIABLE when there is no model at all. `budget.seconds` bounds the
+        whole search.
         """
         _, rlimit = _limits(budget)
         version = self.version()

@@ -25,6 +25,13 @@ from refinery.logic.to_z3 import Z3Translator
 
 #: Past this many ground atoms a model is shown as Z3 found it.
 MAX_SPARSE_ATOMS = 2000
+#: The most instances a ground copy may hold; past it the quantified problem is used as it is.
+MAX_INSTANCES = 20_000
+
+#: Connectives whose arguments may hold a quantifier (an atom, e.g. P(x) or x = y, holds none).
+_CONNECTIVES = frozenset(
+    {z3.Z3_OP_AND, z3.Z3_OP_OR, z3.Z3_OP_NOT, z3.Z3_OP_IMPLIES, z3.Z3_OP_XOR, z3.Z3_OP_IFF}
+)
 
 
 def sparse_model(
@@ -109,15 +116,6 @@ def left_ms(solver: z3.Solver, deadline: float) -> int:
     left = max(1, round((deadline - time.perf_counter()) * 1000))
     solver.set("timeout", left)
     return left
-
-
-#: The most instances a ground copy may hold; past it the quantified problem is used as it is.
-MAX_INSTANCES = 20_000
-
-#: Connectives whose arguments may hold a quantifier (an atom, e.g. P(x) or x = y, holds none).
-_CONNECTIVES = frozenset(
-    {z3.Z3_OP_AND, z3.Z3_OP_OR, z3.Z3_OP_NOT, z3.Z3_OP_IMPLIES, z3.Z3_OP_XOR, z3.Z3_OP_IFF}
-)
 
 
 def ground_copy(

@@ -45,18 +45,7 @@ from refinery.labels import Label
 from refinery.logic.analysis import occurrences, subformulas
 from refinery.logic.parse import parses
 from refinery.logic.printer import to_text
-from refinery.logic.syntax import (
-    And,
-    Const,
-    Eq,
-    Exists,
-    Forall,
-    Formula,
-    Implies,
-    Not,
-    Pred,
-    Var,
-)
+from refinery.logic.syntax import And, Const, Eq, Exists, Forall, Formula, Implies, Not, Pred, Var
 from refinery.prove.verdict import Problem
 
 #: The most axioms a bridge may have.
