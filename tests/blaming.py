@@ -23,8 +23,10 @@ def mismatch_cause(
     gold: str,
     story: tuple[str, ...] = (),
     lexicon: Lexicon | None = None,
+    edited: frozenset[str] = frozenset(),
 ) -> Blame:
-    """The cause of the item with these (sentence, formula) premises and conclusion."""
+    """The cause of the item with these (sentence, formula) premises and conclusion (`edited`:
+    the positions whose formula is the repair loop's unconfirmed edit)."""
     item = make_item(
         1,
         [f for _, f in premises],
@@ -35,4 +37,6 @@ def mismatch_cause(
     )
     (row,) = CHECKER.check_story([item])
     context = item_context(item, row, story_fol=story)
-    return blame(Reason.LABEL_MISMATCH, context, retest=Retest(item, CHECKER, story, lexicon))
+    return blame(
+        Reason.LABEL_MISMATCH, context, retest=Retest(item, CHECKER, story, lexicon, edited)
+    )

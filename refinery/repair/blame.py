@@ -34,7 +34,10 @@ the FOL with the defect mended (`refinery.repair.retest`), the mended FOL never 
   let settle an item (`Retest.mended`): a rewrite that proves the gold label confirms the
   finding; where every rewrite reads right and proves another label, the gold label is out
   of reach as written and as rewritten, and the label is the cause (the finding right or a
-  false alarm);
+  false alarm); where every rewrite reads right and leaves the gold open, as the FOL as
+  written does, and no background fact closes it, the finding is not what blocks the gold and
+  the label is surmised, unless the formula is the repair loop's own unconfirmed edit or a
+  rewrite keeps an `∃y (A → B)` below its top (the notation whose scope is in doubt);
 - a conclusion relation no premise uses that, written as a premise relates the same thing in
   the same place (`From(x, watershed)` beside `In(x, watershed)`), proves the gold label is
   vocabulary;
@@ -45,8 +48,9 @@ the FOL with the defect mended (`refinery.repair.retest`), the mended FOL never 
   ("if" as "if and only if", a converse its sentence does not state) proves it, rests on
   affirming the consequent or denying the antecedent: the label;
 - one that no converse and no background fact found closes is *surmised* the label: read by
-  people, that is what most such FOLIO items are. A surmise is said as one, and is never a
-  deeper cause than a defect found.
+  people, that is what most such FOLIO items are. A surmise is said as one; it never outranks
+  a drifted name (the mended one may be one of several), and a formula's finding only where
+  mending the formula changes nothing.
 
 None of these suggests a label: only a proof from the FOL as it stands does.
 """
@@ -61,6 +65,9 @@ from refinery.agents.alignment import BLAME, FindingKind
 from refinery.agents.critique import deciding
 from refinery.agents.models import ErrorClass, ItemContext
 from refinery.labels import Label
+from refinery.logic.analysis import subformulas
+from refinery.logic.parse import parses
+from refinery.logic.syntax import Exists, Implies
 from refinery.outcomes import Cause, Reason
 from refinery.repair.abduce import Bridge
 from refinery.repair.retest import Retest
@@ -305,9 +312,10 @@ def _mended(context: ItemContext, retest: Retest, where: str, said: str) -> Blam
     that reads as its sentences say and proves another label (or rests the gold on a
     converse): then the label, whether the finding was right (the rewrite reads right) or a
     false alarm (the FOL did). Where every rewrite leaves the gold open, a background fact
-    that closes the proof of the FOL as written is what blocks it: `knowledge`. Else a rewrite
-    that leaves the gold open proves nothing. The evidence says what the rewrite gave, never
-    that it is the right formula."""
+    that closes the proof of the FOL as written is what blocks it: `knowledge`; where none
+    does and every rewrite reads right, the label is surmised (see the module doc for the
+    exceptions). Else a rewrite that leaves the gold open proves nothing. The evidence says
+    what the rewrite gave, never that it is the right formula."""
     after: list[tuple[str, Blame, ItemContext]] = []
     for text, reading in retest.mended(context, where):
         if reading.agreed is context.gold:
@@ -335,7 +343,33 @@ def _mended(context: ItemContext, retest: Retest, where: str, said: str) -> Blam
         # the fact is what blocks the gold (the finding stays in the evidence)
         why = f"{said}, but rewritten as the finding asks the gold {_gold(context)} stays open"
         return _closed_by(context, bridge, why)
+    if (
+        bridge is not None
+        and where not in retest.edited
+        and all(b.cause is Cause.LABEL and not _scope_in_doubt(t) for t, b, _ in after)
+    ):
+        # mending the formula changes nothing the gold needs: what blocks it is elsewhere,
+        # as where no check finds anything (`_mismatch`'s surmise)
+        return Blame(
+            Cause.LABEL,
+            f"{said}; rewritten as the finding asks, {after[0][0]}, the FOL reads right and "
+            f"still leaves the gold {_gold(context)} open, as it does as written, and no "
+            f"background fact found closes it: the gold likely claims more than the sentences "
+            f"say (a surmise: a fact the search cannot write, or a defect no check names, "
+            f"would leave it open too)",
+            background=bridge,
+            surmised=True,
+        )
     return Blame(Cause.STRUCTURE, said)
+
+
+def _scope_in_doubt(text: str) -> bool:
+    """Whether `text` holds an `∃v (A → B)` (or does not parse): annotators write
+    `∃y (A(y)) → B` for "if some y …", so a rewrite keeping one may misread its sentence."""
+    formula = parses(text)
+    return formula is None or any(
+        isinstance(f, Exists) and isinstance(f.body, Implies) for f in subformulas(formula)
+    )
 
 
 def _closed_by(context: ItemContext, bridge: Bridge, why: str) -> Blame:

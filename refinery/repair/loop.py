@@ -158,7 +158,13 @@ def repair_item(
         clock,
         reading,
         Alignment(kept.alignment),
-        Retest(final.item, checker, tuple(story_fol), _lexicon()),
+        Retest(
+            final.item,
+            checker,
+            tuple(story_fol),
+            _lexicon(),
+            frozenset(e.where for e in final.edits),
+        ),
     )
 
 

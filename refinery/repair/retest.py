@@ -63,6 +63,8 @@ class Retest:
     story_fol: tuple[str, ...] = ()
     #: WordNet, for the background search (None: only the words support a bridge)
     lexicon: Lexicon | None = None
+    #: where `item`'s FOL is the repair loop's unconfirmed edit, not the annotators' own
+    edited: frozenset[str] = frozenset()
 
     def bridge(self, context: ItemContext) -> Bridge | None:
         """The background facts that make every prover prove `context`'s gold label

@@ -7,7 +7,7 @@ from blaming import CHECKER, mismatch_cause
 
 from refinery.agents.critique import item_context
 from refinery.outcomes import Cause, Reason
-from refinery.repair.blame import Blame, blame
+from refinery.repair.blame import Blame, _scope_in_doubt, blame
 
 from fakes import make_item
 
@@ -303,16 +303,46 @@ def test_a_misread_formula_whose_reading_right_proves_another_label_blames_the_l
     )
 
 
-def test_a_misread_formula_whose_rewrite_only_leaves_the_gold_open_stays_its_shape() -> None:
-    # rewritten, nothing proves Ann happy: a surmise about the label is no proof it is out of
-    # reach, so the misread formula stays the cause
-    found = _blame(
-        [("Ann is tall and rich.", "Tall(ann) ∨ Rich(ann)")],
-        ("Ann is tall and happy.", "Tall(ann) ∧ Happy(ann)"),
-        "True",
-    )
-    assert found.cause is Cause.STRUCTURE and not found.surmised
+TALL_AND_RICH = [("Ann is tall and rich.", "Tall(ann) ∨ Rich(ann)")]
+TALL_AND_HAPPY = ("Ann is tall and happy.", "Tall(ann) ∧ Happy(ann)")
+
+
+def test_a_misread_formula_whose_rewrite_leaves_the_gold_open_as_written_surmises_the_label() -> (
+    None
+):
+    # as written and rewritten alike nothing says Ann is happy: mending the ∨ changes nothing
+    # the gold needs, so it is not what blocks it; a surmise, never a suggestion
+    found = _blame(TALL_AND_RICH, TALL_AND_HAPPY, "True")
+    assert (found.cause, found.clean, found.surmised) == (Cause.LABEL, False, True)
     assert found.evidence.startswith("premises[0]: and_as_or")
+    assert (
+        "rewritten as the finding asks, Tall(ann) ∧ Rich(ann), the FOL reads right and still "
+        "leaves the gold True open, as it does as written" in found.evidence
+    )
+
+
+def test_a_misread_formula_the_repair_loop_wrote_stays_its_shape() -> None:
+    # the formula is the loop's own unconfirmed edit: what it misreads may be the edit's doing
+    found = mismatch_cause(TALL_AND_RICH, TALL_AND_HAPPY, "True", edited=frozenset({"premises[0]"}))
+    assert found.cause is Cause.STRUCTURE and not found.surmised
+    assert (
+        found.evidence == "premises[0]: and_as_or: the formula says ∨ but the sentence has no 'or'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "doubt"),
+    [
+        ("∀x (Series(x) → ∃y (ShowRunner(y) → ¬Develops(y, x)))", True),
+        ("∃y (ShowRunner(y) → Develops(y, eastwick))", True),
+        ("∀x (Series(x) → ∃y (ShowRunner(y) ∧ ¬Develops(y, x)))", False),
+        ("∀x (Series(x) → ", True),
+    ],
+)
+def test_a_rewrite_keeping_an_exists_over_an_implication_is_in_doubt(
+    text: str, doubt: bool
+) -> None:
+    assert _scope_in_doubt(text) is doubt
 
 
 def test_a_misread_formula_whose_reading_right_reaches_gold_is_its_shape() -> None:
