@@ -434,7 +434,8 @@ def _named_individuals(
     virus twice); likeliest first: a constant the item puts in the same argument of the same
     predicate, then one in the same argument position, then the longer name. None when the
     sentence names a constant the item puts only in other arguments of the variable's
-    predicate (swapped arguments: nothing is safe to propose).
+    predicate and names none the item puts in its very place (swapped arguments: nothing is
+    safe to propose).
 
     >>> fol = {"premises[0]": "Apply(mike, cpt)", "premises[1]": "Work(x, us) → Apply(mike, cpt)"}
     >>> nl = {"premises[1]": "Mike applies for CPT if he wants to work in the US."}
@@ -473,9 +474,11 @@ def _named_individuals(
                         same_place + (i in places),
                     )
     named = [c for c in constants - taken if said.names(c)]
-    if set(named) & _elsewhere_in_other_places(texts, slots, constants):
-        # the sentence names someone the item never puts in the variable's place: the
-        # formula's arguments may be swapped, and no constant or binder is a safe guess
+    fits = any(placed.get(c, (0, 0))[0] for c in named)
+    if not fits and set(named) & _elsewhere_in_other_places(texts, slots, constants):
+        # the sentence names someone the item never puts in the variable's place, and no
+        # one it names is ever there: the formula's arguments may be swapped, and no
+        # constant or binder is a safe guess
         return None
     return sorted(named, key=lambda c: (*(-n for n in placed.get(c, (0, 0))), -len(c), c))
 

@@ -175,6 +175,27 @@ def test_a_named_individual_is_not_put_where_the_item_never_puts_it() -> None:
     assert not any("PlayIn(peter, oliver" in a or "PlayIn(peter, peter" in a for a in afters_)
 
 
+def test_a_named_individual_already_in_the_variables_place_is_put_there() -> None:
+    # "business analysis" is said too, and only ever WorkIn's second argument; but Leif is
+    # WorkIn's first, the variable's own place, so the arguments are not swapped: x is Leif
+    premises = [
+        "EmployeeIn(leif, town) ∧ WorkIn(leif, softwareEngineering)",
+        "¬(GoodAt(leif, math) ∧ WorkIn(leif, businessAnalysis)) → ¬WorkIn(x, softwareEngineering)",
+    ]
+    sentence = (
+        "If Leif is not both good at math and in business analysis, then he is not working "
+        "in software engineering."
+    )
+    f = findings([*premises, "Q(b)"], nl={"premises[1]": sentence})
+    assert afters(free_variables.propose(f))[0] == [
+        (
+            "premises[1]",
+            "¬(GoodAt(leif, math) ∧ WorkIn(leif, businessAnalysis)) → "
+            "¬WorkIn(leif, softwareEngineering)",
+        )
+    ]
+
+
 def test_a_name_the_sentence_writes_in_two_words_is_found() -> None:
     premises = ["Japanese(koeitecmo)", "Lead(x) → HoldingCompany(x)"]
     sentence = "If Hisashi Koinuma leads Koei Tecmo, she makes it a holding company."
