@@ -332,6 +332,8 @@ def test_the_wrong_kind_of_or_is_exclusive_or(
         ("Ann is either a doctor or a lawyer.", "Doctor(ann) ⊕ Lawyer(ann)"),
         ("Ann is a doctor or a lawyer, but not both.", "Doctor(ann) ⊕ Lawyer(ann)"),
         ("Ann is a doctor or a lawyer, or both.", "Doctor(ann) ∨ Lawyer(ann)"),
+        # "either …, or both" says the ∨ itself: FOLIO's ⊕ for "either … or" does not apply
+        ("Ann is either a doctor, a lawyer, or both.", "Doctor(ann) ∨ Lawyer(ann)"),
         (
             "Sam either both sings and dances, or neither sings nor dances.",
             "Sing(sam) ↔ Dance(sam)",

@@ -105,8 +105,9 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
         out.append(
             _x(0.8, ("both", "neither"), "⊕", "'both … or neither' is ↔, the formula says ⊕")
         )
-    elif s.either and f.ors and not f.xors and not f.iffs and not s.neither_nor:
-        # FOLIO writes "either … or" as ⊕ (194 of 203 formulas in v2)
+    elif s.either and f.ors and not (f.xors or f.iffs or s.neither_nor or s.or_both):
+        # FOLIO writes "either … or" as ⊕ (194 of 203 formulas in v2); "either …, or both"
+        # says ∨ itself
         out.append(
             _x(0.55, ("either", "or"), "∨", "'either … or' is read as ⊕, the formula says ∨")
         )
