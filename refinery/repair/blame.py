@@ -34,9 +34,9 @@ the FOL with the defect mended (`refinery.repair.retest`), the mended FOL never 
   let settle an item (`Retest.mended`): a rewrite that proves the gold label confirms the
   finding; where every rewrite reads right and proves another label, the gold label is out
   of reach as written and as rewritten, and the label is the cause (the finding right or a
-  false alarm); where every rewrite reads right and leaves the gold open, as the FOL as
-  written does, and no background fact closes it, the finding is not what blocks the gold and
-  the label is surmised, unless the formula is the repair loop's own unconfirmed edit or a
+  false alarm); where every rewrite reads right and leaves the gold open, and the FOL as
+  written leaves it open too with no background fact that closes it (or proves another
+  label), the finding is not what blocks the gold and the label is surmised, unless the formula is the repair loop's own unconfirmed edit or a
   rewrite keeps an `∃y (A → B)` below its top (the notation whose scope is in doubt);
 - a conclusion relation no premise uses that, written as a premise relates the same thing in
   the same place (`From(x, watershed)` beside `In(x, watershed)`), proves the gold label is
@@ -343,20 +343,28 @@ def _mended(context: ItemContext, retest: Retest, where: str, said: str) -> Blam
         # the fact is what blocks the gold (the finding stays in the evidence)
         why = f"{said}, but rewritten as the finding asks the gold {_gold(context)} stays open"
         return _closed_by(context, bridge, why)
+    # as written the gold is open with no fact found to close it, or another label is proved
+    proved = None if open_ else context.agreed
     if (
-        bridge is not None
+        after
+        and (bridge is not None or proved is not None)
         and where not in retest.edited
         and all(b.cause is Cause.LABEL and not _scope_in_doubt(t) for t, b, _ in after)
     ):
         # mending the formula changes nothing the gold needs: what blocks it is elsewhere,
         # as where no check finds anything (`_mismatch`'s surmise)
+        written = (
+            f"and as written the FOL proves {proved.value}"
+            if proved is not None
+            else "as it does as written"
+        )
         return Blame(
             Cause.LABEL,
             f"{said}; rewritten as the finding asks, {after[0][0]}, the FOL reads right and "
-            f"still leaves the gold {_gold(context)} open, as it does as written, and no "
-            f"background fact found closes it: the gold likely claims more than the sentences "
-            f"say (a surmise: a fact the search cannot write, or a defect no check names, "
-            f"would leave it open too)",
+            f"still leaves the gold {_gold(context)} open, {written}, and no background fact "
+            f"found closes it: the gold likely claims more than the sentences say (a surmise: a "
+            f"fact the search cannot write, or a defect no check names, would leave it open "
+            f"too)",
             background=bridge,
             surmised=True,
         )

@@ -321,6 +321,22 @@ def test_a_misread_formula_whose_rewrite_leaves_the_gold_open_as_written_surmise
     )
 
 
+def test_a_misread_formula_whose_rewrite_leaves_open_a_gold_the_fol_as_written_refutes() -> None:
+    # as written ⊕ refutes "Ann is rich"; read as its plain "or", nothing says she is: the
+    # gold True is out of reach either way, and no proof of another label survives the mend
+    found = _blame(
+        [("Ann is tall or rich.", "Tall(ann) ⊕ Rich(ann)"), ("Ann is tall.", "Tall(ann)")],
+        ("Ann is rich.", "Rich(ann)"),
+        "True",
+    )
+    assert (found.cause, found.clean, found.surmised) == (Cause.LABEL, False, True)
+    assert found.evidence.startswith("premises[0]: exclusive_or")
+    assert (
+        "rewritten as the finding asks, Tall(ann) ∨ Rich(ann), the FOL reads right and still "
+        "leaves the gold True open, and as written the FOL proves False" in found.evidence
+    )
+
+
 def test_a_misread_formula_the_repair_loop_wrote_stays_its_shape() -> None:
     # the formula is the loop's own unconfirmed edit: what it misreads may be the edit's doing
     found = mismatch_cause(TALL_AND_RICH, TALL_AND_HAPPY, "True", edited=frozenset({"premises[0]"}))
