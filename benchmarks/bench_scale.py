@@ -141,12 +141,13 @@ def measure_dask(source: Path, workers: int, budget: float, state: Path) -> dict
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from flows.check import check_flow
-    from flows.cluster import local_cluster_options
+    from flows.cluster import local_cluster_config, local_cluster_options
     from vampire.registry import resolve_names
 
     server = SubprocessASGIServer()
     server.start()
-    cluster = LocalCluster(**local_cluster_options(workers))  # as `--task-runner dask` starts it
+    with local_cluster_config():  # as `--task-runner dask` starts it
+        cluster = LocalCluster(**local_cluster_options(workers))
     try:
         with temporary_settings({PREFECT_API_URL: server.api_url}), Client(cluster) as client:
             started = time.perf_counter()

@@ -62,12 +62,14 @@ def _queue_without_models(path: Path) -> list[dict[str, str]]:
 
 
 def _cluster(**env: str) -> Any:
-    """A cluster started as `--task-runner dask` starts its own (`local_cluster_options`)."""
+    """A cluster started as `--task-runner dask` starts its own (`local_cluster_options`, in
+    `local_cluster_config`)."""
     from distributed import LocalCluster
 
-    from flows.cluster import local_cluster_options
+    from flows.cluster import local_cluster_config, local_cluster_options
 
-    return LocalCluster(**local_cluster_options(2), env=env or None)
+    with local_cluster_config():
+        return LocalCluster(**local_cluster_options(2), env=env or None)
 
 
 @pytest.fixture(scope="module")
@@ -207,18 +209,24 @@ def test_a_worker_killed_mid_run_changes_nothing(
 def test_a_run_s_own_workers_start_with_the_batch_code_and_no_profiler() -> None:
     """What the workers of `--task-runner dask` cost before their first batch is paid as they
     start (a fresh cluster: no task has run on it); Dask's statistical profiler, which nothing
-    reads, is off."""
+    reads, is off, its housekeeping is thinned, and glibc trims memory as it would anyway (Dask's
+    `MALLOC_TRIM_THRESHOLD_=65536` makes every Z3 context four times dearer)."""
     import dask
     from distributed import Client
 
-    def started() -> tuple[bool, bool]:
-        return "tasks.batches" in sys.modules, bool(
-            dask.config.get("distributed.worker.profile.enabled")
+    def started() -> tuple[bool, bool, str, str | None]:
+        return (
+            "tasks.batches" in sys.modules,
+            bool(dask.config.get("distributed.worker.profile.enabled")),
+            dask.config.get("distributed.admin.tick.interval"),
+            os.environ.get("MALLOC_TRIM_THRESHOLD_"),
         )
 
     with _cluster() as cluster, Client(cluster) as client:
         found = client.run(started)
-    assert len(found) == 2 and set(found.values()) == {(True, False)}
+        memory_watch = {n.memory_manager.memory_monitor_interval for n in cluster.workers.values()}
+    assert len(found) == 2 and set(found.values()) == {(True, False, "1s", None)}
+    assert memory_watch == {1.0}  # each nanny still watches its worker, once a second
 
 
 def test_a_worker_without_e_is_named_in_the_error(prefect_harness: None, tmp_path: Path) -> None:
