@@ -360,11 +360,11 @@ def _mended(context: ItemContext, retest: Retest, where: str, said: str) -> Blam
         )
         return Blame(
             Cause.LABEL,
-            f"{said}; rewritten as the finding asks, {after[0][0]}, the FOL reads right and "
-            f"still leaves the gold {_gold(context)} open, {written}, and no background fact "
-            f"found closes it: the gold likely claims more than the sentences say (a surmise: a "
-            f"fact the search cannot write, or a defect no check names, would leave it open "
-            f"too)",
+            f"{said}; rewritten as the finding asks, {after[0][0]}, every check reads the FOL "
+            f"right and it still leaves the gold {_gold(context)} open, {written}, and no "
+            f"background fact found closes it: the gold likely claims more than the sentences "
+            f"say (a surmise: a fact the search cannot write, or a defect no check names, would "
+            f"leave it open too)",
             background=bridge,
             surmised=True,
         )

@@ -316,8 +316,8 @@ def test_a_misread_formula_whose_rewrite_leaves_the_gold_open_as_written_surmise
     assert (found.cause, found.clean, found.surmised) == (Cause.LABEL, False, True)
     assert found.evidence.startswith("premises[0]: and_as_or")
     assert (
-        "rewritten as the finding asks, Tall(ann) ∧ Rich(ann), the FOL reads right and still "
-        "leaves the gold True open, as it does as written" in found.evidence
+        "rewritten as the finding asks, Tall(ann) ∧ Rich(ann), every check reads the FOL right "
+        "and it still leaves the gold True open, as it does as written" in found.evidence
     )
 
 
@@ -332,8 +332,9 @@ def test_a_misread_formula_whose_rewrite_leaves_open_a_gold_the_fol_as_written_r
     assert (found.cause, found.clean, found.surmised) == (Cause.LABEL, False, True)
     assert found.evidence.startswith("premises[0]: exclusive_or")
     assert (
-        "rewritten as the finding asks, Tall(ann) ∨ Rich(ann), the FOL reads right and still "
-        "leaves the gold True open, and as written the FOL proves False" in found.evidence
+        "rewritten as the finding asks, Tall(ann) ∨ Rich(ann), every check reads the FOL right "
+        "and it still leaves the gold True open, and as written the FOL proves False"
+        in found.evidence
     )
 
 
