@@ -46,6 +46,24 @@ from tasks.batches import (
 
 R = TypeVar("R")
 
+#: Dask's housekeeping, thinned for a cluster a run starts itself, in its workers and in the
+#: run's process (its scheduler and nannies). Each wakeup takes the GIL from the checker, or a
+#: core from a prover on a machine the run fills (docs/benchmarks.md, "Checking at scale").
+QUIET: dict[str, Any] = {
+    # every task's stack sampled 100 times a second, for a dashboard profile no run shows
+    "distributed.worker.profile.enabled": False,
+    # whether the event loop is blocked, every 20 ms; system metrics every 0.5 s
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    # a worker's memory is still watched (and a runaway one stopped), once a second, not ten
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+#: And what a nanny puts in a worker's environment before starting it: Dask sets
+#: `MALLOC_TRIM_THRESHOLD_=65536` so a worker gives memory back at once, and every Z3 context a
+#: question opens then pays for its pages again (7.4 ms a context against 1.8 ms: on ProofWriter,
+#: a sixth of the checking thread's CPU). None unsets it: glibc's own threshold.
+NANNY: dict[str, Any] = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+
 
 def task_runner(spec: TaskRunnerSpec, workers: int) -> TaskRunner[Any]:
     """The Prefect task runner `spec` names; `dask` / `ray` start `workers` local processes."""
@@ -89,26 +107,6 @@ def local_cluster_options(workers: int) -> dict[str, Any]:
         "preload": ["tasks.batches"],
         "config": QUIET,
     }
-
-
-#: Dask's housekeeping, thinned for a cluster a run starts itself, in its workers and in the
-#: run's process (its scheduler and nannies). Each wakeup takes the GIL from the checker, or a
-#: core from a prover on a machine the run fills: measured on 10,000 ProofWriter questions, two
-#: workers, 26.5 s → 24.8 s.
-QUIET: dict[str, Any] = {
-    # every task's stack sampled 100 times a second, for a dashboard profile no run shows
-    "distributed.worker.profile.enabled": False,
-    # whether the event loop is blocked, every 20 ms; system metrics every 0.5 s
-    "distributed.admin.tick.interval": "1s",
-    "distributed.admin.system-monitor.interval": "5s",
-    # a worker's memory is still watched (and a runaway one stopped), once a second, not ten
-    "distributed.worker.memory.monitor-interval": "1s",
-}
-#: And what a nanny puts in a worker's environment before starting it: Dask sets
-#: `MALLOC_TRIM_THRESHOLD_=65536` so a worker gives memory back at once, and every Z3 context a
-#: question opens then pays for its pages again (7.4 ms a context against 1.8 ms, a tenth of a
-#: ProofWriter check). None unsets it: glibc's own threshold.
-NANNY: dict[str, Any] = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
 
 @contextmanager

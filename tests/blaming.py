@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from refinery.agents.critique import item_context
 from refinery.agents.reading.lexicon import Lexicon
 from refinery.check import Checker
@@ -23,10 +25,10 @@ def mismatch_cause(
     gold: str,
     story: tuple[str, ...] = (),
     lexicon: Lexicon | None = None,
-    edited: frozenset[str] = frozenset(),
+    proposals: Sequence[tuple[str, str]] = (),
 ) -> Blame:
-    """The cause of the item with these (sentence, formula) premises and conclusion (`edited`:
-    the positions whose formula is the repair loop's unconfirmed edit)."""
+    """The cause of the item with these (sentence, formula) premises and conclusion
+    (`proposals`: the (position, error class) of the repair loop's unconfirmed edits)."""
     item = make_item(
         1,
         [f for _, f in premises],
@@ -37,6 +39,5 @@ def mismatch_cause(
     )
     (row,) = CHECKER.check_story([item])
     context = item_context(item, row, story_fol=story)
-    return blame(
-        Reason.LABEL_MISMATCH, context, retest=Retest(item, CHECKER, story, lexicon, edited)
-    )
+    retest = Retest(item, CHECKER, story, lexicon)
+    return blame(Reason.LABEL_MISMATCH, context, proposals=proposals, retest=retest)

@@ -36,8 +36,9 @@ the FOL with the defect mended (`refinery.repair.retest`), the mended FOL never 
   of reach as written and as rewritten, and the label is the cause (the finding right or a
   false alarm); where every rewrite reads right and leaves the gold open, and the FOL as
   written leaves it open too with no background fact that closes it (or proves another
-  label), the finding is not what blocks the gold and the label is surmised, unless the formula is the repair loop's own unconfirmed edit or a
-  rewrite keeps an `∃y (A → B)` below its top (the notation whose scope is in doubt);
+  label), the finding is not what blocks the gold and the label is surmised, unless the
+  formula is the repair loop's own unconfirmed edit (a proposal's) or a rewrite keeps an
+  `∃y (A → B)` anywhere (the notation whose scope is in doubt);
 - a conclusion relation no premise uses that, written as a premise relates the same thing in
   the same place (`From(x, watershed)` beside `In(x, watershed)`), proves the gold label is
   vocabulary;
@@ -58,7 +59,7 @@ None of these suggests a label: only a proof from the FOL as it stands does.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from refinery.addresses import CONCLUSION
 from refinery.agents.alignment import BLAME, FindingKind
@@ -159,6 +160,8 @@ def blame(
         )
     if reason is not Reason.LABEL_MISMATCH:
         return Blame(Cause.NONE, _UNNAMED.get(reason, ""))
+    if retest is not None and proposals:  # the formulas the loop wrote, not the annotators
+        retest = replace(retest, edited=frozenset(w for w, _ in proposals))
     return _mismatch(context, retest)
 
 

@@ -158,13 +158,7 @@ def repair_item(
         clock,
         reading,
         Alignment(kept.alignment),
-        Retest(
-            final.item,
-            checker,
-            tuple(story_fol),
-            _lexicon(),
-            frozenset(e.where for e in final.edits),
-        ),
+        Retest(final.item, checker, tuple(story_fol), _lexicon()),
     )
 
 

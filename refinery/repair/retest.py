@@ -64,6 +64,7 @@ class Retest:
     #: WordNet, for the background search (None: only the words support a bridge)
     lexicon: Lexicon | None = None
     #: where `item`'s FOL is the repair loop's unconfirmed edit, not the annotators' own
+    #: (`blame` fills it from the proposals)
     edited: frozenset[str] = frozenset()
 
     def bridge(self, context: ItemContext) -> Bridge | None:

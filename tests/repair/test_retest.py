@@ -340,7 +340,8 @@ def test_a_misread_formula_whose_rewrite_leaves_open_a_gold_the_fol_as_written_r
 
 def test_a_misread_formula_the_repair_loop_wrote_stays_its_shape() -> None:
     # the formula is the loop's own unconfirmed edit: what it misreads may be the edit's doing
-    found = mismatch_cause(TALL_AND_RICH, TALL_AND_HAPPY, "True", edited=frozenset({"premises[0]"}))
+    edit = [("premises[0]", "wrong_connective")]
+    found = mismatch_cause(TALL_AND_RICH, TALL_AND_HAPPY, "True", proposals=edit)
     assert found.cause is Cause.STRUCTURE and not found.surmised
     assert (
         found.evidence == "premises[0]: and_as_or: the formula says ∨ but the sentence has no 'or'"
