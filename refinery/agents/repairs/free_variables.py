@@ -28,6 +28,7 @@ from refinery.agents.repairs.edits import (
     splice,
 )
 from refinery.agents.repairs.located import VARIABLE, atoms_of, name_uses
+from refinery.logic.analysis import bound_names
 from refinery.logic.lint import lint
 from refinery.logic.parse import parses
 from refinery.logic.syntax import (
@@ -345,6 +346,9 @@ def _closings(findings: ItemContext, where: Where, text: str, var: str) -> list[
 #: Pronouns that refer back to a named individual ("Mike … if he wants …"); "it" and "they"
 #: as often stand for a kind ("if the fruit …, it …").
 _PERSONAL_PRONOUNS = frozenset(["he", "him", "his", "himself", "she", "her", "hers", "herself"])
+#: "It" refers back to a named thing only beside that name ("ModelXX …, and managers do not
+#: control it" over `¬With(modelXX, …) ∧ ¬ControlledBy(x, …)`).
+_NEUTER_PRONOUNS = frozenset(["it", "its", "itself"])
 #: Words by which a sentence quantifies ("if" and "when" do not: "Mike … if he …").
 _QUANTIFIER_WORDS = frozenset(
     [
@@ -429,7 +433,7 @@ def _named_individuals(
     findings: ItemContext, where: Where, text: str, var: str
 ) -> list[str] | None:
     """The constants the free `var` of `text` stands for, when its sentence refers back to a
-    named individual ("he", "she") and says no quantifier word: those the sentence names
+    named individual ("he", "she"; "it" beside a name the formula uses) and says no quantifier word: those the sentence names
     (`_Said.names`) that no atom with `var` holds already (`Occur(virus, x)` is not about the
     virus twice); likeliest first: a constant the item puts in the same argument of the same
     predicate, then one in the same argument position, then the longer name. None when the
@@ -444,7 +448,10 @@ def _named_individuals(
     ['mike', 'cpt']
     """
     said = _Said.of(findings.nl.get(where, ""))
-    if not said.words & _PERSONAL_PRONOUNS or said.quantifies:
+    refers_back = said.words & _PERSONAL_PRONOUNS or (
+        said.words & _NEUTER_PRONOUNS and any(said.names(c) for c in _constants([text]))
+    )
+    if not refers_back or said.quantifies:
         return []  # a generic sentence ("people from Catalan …", "water … flows"): no one named
     texts = (*findings.fol.values(), *findings.story_fol)
     constants = _constants(texts)
@@ -539,14 +546,25 @@ def _free_edits(findings: ItemContext) -> dict[Where, list[Edit]]:
 
 def _binding_a_name_is_a_guess(edits: list[Edit], sentence: str) -> list[Edit]:
     """The edits, a binder put where the variable may be an individual the sentence names
-    (`may_name_an_individual`) marked a guess: the label cannot tell the two apart (a gold
-    Uncertain survives any weakening), so the gate leaves it a proposal."""
+    (`may_name_an_individual`), or where a quantifier of the formula binds the same name
+    (`_rebound`), marked a guess: the label cannot tell the two apart (a gold Uncertain
+    survives any weakening), so the gate leaves it a proposal."""
     return [
         e.model_copy(update={"guess": True})
-        if _binders(e.after) > _binders(e.before) and may_name_an_individual(sentence, e.before)
+        if _binders(e.after) > _binders(e.before)
+        and (may_name_an_individual(sentence, e.before) or _rebound(e.before))
         else e
         for e in edits
     ]
+
+
+def _rebound(text: str) -> bool:
+    """Whether a variable free in `text` is also bound in it (`P(y) → ∃y (…)`): the annotator
+    wrote one name for two things, and which the free one is no binder can tell."""
+    f = parses(text)
+    if f is None:
+        return False
+    return bool(set(_free_names(f)) & bound_names(f))
 
 
 def _binders(text: str) -> int:

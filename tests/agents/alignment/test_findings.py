@@ -511,6 +511,17 @@ def test_a_by_predicate_reads_its_first_argument_before_by() -> None:
     assert align_formula("WrittenBy(harryPotter, rowling)", sentence) == 0.0
 
 
+def test_an_of_predicate_after_a_possessive_names_its_owner_last() -> None:
+    # train 1287: "its orbit" is OrbitOf(orbit, it), though the sentence says "it" first
+    sentence = "If Europa has cleared its orbit of other debris, it is a planet."
+    fol = "∃y (OrbitOf(y, europa) ∧ Clear(europa, y) ∧ DebrisFree(y)) → Planet(europa)"
+    assert "argument_order" not in [k for k, _ in _kinds(fol, sentence)]
+    # without the possessive the word order still counts
+    assert _kinds("OrbitOf(mars, europa)", "Europa is the orbit of Mars.") == [
+        ("argument_order", 0.5)
+    ]
+
+
 # -- content ----------------------------------------------------------------------------------
 
 

@@ -229,3 +229,33 @@ def test_every_day_says_how_often_not_over_whom() -> None:
     assert not free_variables.may_name_an_individual(
         "Every friend of Mike wears a shirt.", "Wear(x, shirt) ∧ Friend(x, mike)"
     )
+
+
+def test_it_beside_a_name_the_formula_uses_is_that_thing() -> None:
+    # train 1217: "managers do not control it", it being ModelXX, named in the same formula
+    premises = [
+        "Devices(modelXX) ∧ With(modelXX, logo)",
+        "¬With(modelXX, logo) ∧ ¬Control(x, manager)",
+    ]
+    sentence = "ModelXX is not with the company logo, and managers do not control it."
+    f = findings([*premises, "Q(b)"], nl={"premises[1]": sentence})
+    assert afters(free_variables.propose(f))[0] == [
+        ("premises[1]", "¬With(modelXX, logo) ∧ ¬Control(modelXX, manager)")
+    ]
+    # "it" with no name in its formula stands for a kind ("if the fruit …, it …"): a binder
+    f = findings(
+        ["Red(apple)", "Red(x) → Sweet(x)", "Q(b)"],
+        nl={"premises[1]": "If the fruit is red, it is sweet."},
+    )
+    assert afters(free_variables.propose(f))[0] == [("premises[1]", "∀x (Red(x) → Sweet(x))")]
+
+
+def test_a_binder_for_a_name_the_formula_also_binds_is_a_guess() -> None:
+    # train 1253: y is free in the antecedent and bound in the consequent: one name, two things
+    text = "∀x (Meal(x) ∧ Meal(y) → ∃y (¬(y = x) ∧ Talk(x, y)))"
+    f = findings([text, "Meal(ann)", "Q(b)"])
+    edits = [e for c in free_variables.propose(f) for e in c]
+    assert edits and all(e.guess for e in edits if e.after.count("∀") + e.after.count("∃") > 2)
+    # a free name bound nowhere else is no guess on that account
+    f = findings(["∀x (Meal(x) → Talk(x, y))", "Meal(ann)", "Q(b)"])
+    assert not any(e.guess for c in free_variables.propose(f) for e in c)

@@ -14,6 +14,8 @@ from refinery.agents.reading.words import name_words
 
 #: The kinds of finding this check reports.
 REPORTS: tuple[FindingKind, ...] = (FindingKind.ARGUMENT_ORDER,)
+#: The words before a noun that say whose it is ("its orbit", "Europa's orbit").
+_POSSESSIVE = frozenset([("its",), ("his",), ("her",), ("their",), ("s",)])
 
 
 def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
@@ -38,6 +40,12 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
         if "by" in s.words[second:first] or before in (("of",), ("by",)) or after == ("s",):
             continue  # passive ("made by b"), "the son of b, a", "b's album a"
         verb = position(s, atom.name)
+        if (
+            verb
+            and name_words(atom.name)[-1:] == ["of"]
+            and s.words[verb - 1 : verb] in _POSSESSIVE
+        ):
+            continue  # "its orbit" is `OrbitOf(orbit, it)`: the owner is said first, put last
         # "the lead single of b is a": the predicate's word before both names says nothing
         if verb is not None and not second < verb < first:
             continue
