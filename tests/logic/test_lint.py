@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from refinery.logic.lint import lint
 from refinery.logic.parse import parse
 
@@ -94,3 +97,17 @@ def test_a_name_that_only_looks_like_another_is_an_error_a_name_in_one_script_is
             "(another script or a compatibility form)",
         ),
     ]
+
+
+def test_an_accented_latin_name_is_read_without_loading_the_confusables_data() -> None:
+    # the data costs a twentieth of a second to load; FOLIO's świątek and Hermès need none
+    code = (
+        "import sys\n"
+        "from refinery.logic.lint import plain_name\n"
+        "assert [plain_name(n) for n in ('świątek', 'Hermès')] == ['świątek', 'Hermès']\n"
+        "print('confusable_homoglyphs.confusables' in sys.modules)\n"
+        "assert plain_name('tоm') == 'tom'\n"  # Cyrillic о: mixed scripts, looked up
+        "print('confusable_homoglyphs.confusables' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
