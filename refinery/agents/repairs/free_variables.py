@@ -434,8 +434,8 @@ def _named_individuals(
 ) -> list[str] | None:
     """The constants the free `var` of `text` stands for, when its sentence refers back to a
     named individual ("he", "she"; "it" beside a name the formula uses) and says no quantifier word: those the sentence names
-    (`_Said.names`) that no atom with `var` holds already (`Occur(virus, x)` is not about the
-    virus twice); likeliest first: a constant the item puts in the same argument of the same
+    (`_Said.names`) that no atom with `var` holds already, in any spelling (`Occur(virus, x)`
+    is not about the virus twice); likeliest first: a constant the item puts in the same argument of the same
     predicate, then one in the same argument position, then the longer name. None when the
     sentence names a constant the item puts only in other arguments of the variable's
     predicate and names none the item puts in its very place (swapped arguments: nothing is
@@ -480,7 +480,9 @@ def _named_individuals(
                         same_slot + ((a.name, len(a.args), i) in slots),
                         same_place + (i in places),
                     )
-    named = [c for c in constants - taken if said.names(c)]
+    # nor a constant spelled like one of those (`Cost(gRE, x)` beside a drifted `gre`)
+    twins = {t.lower() for t in taken}
+    named = [c for c in constants - taken if said.names(c) and c.lower() not in twins]
     fits = any(placed.get(c, (0, 0))[0] for c in named)
     if not fits and set(named) & _elsewhere_in_other_places(texts, slots, constants):
         # the sentence names someone the item never puts in the variable's place, and no

@@ -259,3 +259,13 @@ def test_a_binder_for_a_name_the_formula_also_binds_is_a_guess() -> None:
     # a free name bound nowhere else is no guess on that account
     f = findings(["∀x (Meal(x) → Talk(x, y))", "Meal(ann)", "Q(b)"])
     assert not any(e.guess for c in free_variables.propose(f) for e in c)
+
+
+def test_a_constant_already_beside_the_variable_is_not_it_in_another_spelling() -> None:
+    # validation 561: "It costs below US $300 to take the GRE test": x is the cost, not the
+    # GRE, whose name the item also spells `gre`
+    premises = ["Cost(gre, fee) ∧ Cheaper(fee, thousand)", "Cost(gRE, x) ∧ Cheaper(x, cap)"]
+    sentence = "It costs below the cap to take the GRE test."
+    f = findings([*premises, "Q(b)"], nl={"premises[1]": sentence})
+    first = afters(free_variables.propose(f))[0]
+    assert first == [("premises[1]", "∃x (Cost(gRE, x) ∧ Cheaper(x, cap))")]
