@@ -651,6 +651,12 @@ def test_a_verified_item_that_misreads_its_sentence_is_an_nl_mismatch(checker: C
         "premises[0]: and_as_or (0.80) the formula says ∨ but the sentence has no 'or'",
     )
     assert out.refined_premises_fol == item.premises_fol and out.edits == ()
+    # the cause names the formula and what it misreads, never the label
+    assert (out.cause, out.cause_evidence) == (
+        "structure",
+        "the provers settle the item, but premises[0]: and_as_or: the formula says ∨ but the "
+        "sentence has no 'or'",
+    )
 
 
 def test_a_verified_item_with_a_weaker_finding_keeps_an_empty_reason(checker: Checker) -> None:

@@ -139,6 +139,8 @@ def blame(
     confirm, in the order applied; `lint_kinds` the kinds of the lint errors that stopped it;
     `retest` re-proves a mended FOL (none: the causes are read from `context` alone).
     """
+    if reason is Reason.NL_MISMATCH:
+        return _misread(context)
     if reason in _REASON_CAUSES:
         return Blame(_REASON_CAUSES[reason], _REASON_TEXT.get(reason, reason.value))
     if reason is Reason.LINT_ERROR:
@@ -163,6 +165,20 @@ def blame(
     if retest is not None and proposals:  # the formulas the loop wrote, not the annotators
         retest = replace(retest, edited=frozenset(w for w, _ in proposals))
     return _mismatch(context, retest)
+
+
+def _misread(context: ItemContext) -> Blame:
+    """The cause of an item the provers settle on a formula that misreads its sentence: its
+    shape, naming the worst finding. Never the label: a rewrite of the formula that reads
+    right to the checks may still misread (train 1024's "either E or, if not, S" written
+    E ⊕ S, rewritten E ⊕ ¬S, would blame a right gold True)."""
+    worst = max(context.alignment, key=lambda f: f.score, default=None)
+    if worst is None:
+        return Blame(Cause.STRUCTURE, _REASON_TEXT[Reason.NL_MISMATCH])
+    return Blame(
+        Cause.STRUCTURE,
+        f"the provers settle the item, but {worst.where}: {worst.kind.value}: {worst.message}",
+    )
 
 
 def _proposal_cause(proposals: Sequence[tuple[str, str]]) -> Cause:

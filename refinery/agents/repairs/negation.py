@@ -10,11 +10,13 @@ the choice to a person. From `negation_extra`: drop one ¬ (never a `≠`).
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
+from refinery.agents.alignment.checks.negation_scope import EACH_PART
 from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.cues import read_sentence
 from refinery.agents.reading.words import content, name_words, same_word
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
+from refinery.logic.analysis import subformulas
 from refinery.logic.rewrite import Path, nodes
 from refinery.logic.syntax import And, Eq, Exists, Forall, Formula, Implies, Not, Or, Pred
 
@@ -34,6 +36,9 @@ def propose(findings: ItemContext) -> list[Candidate]:
     """
     out: list[Candidate] = []
     for finding, text, formula in flagged(findings, FindingKind.NEGATION_MISSING):
+        if finding.message == EACH_PART:  # "not A and not B" as ¬(A ∧ B): ¬A ∧ ¬B
+            out += node_edits(TAG, finding, text, formula, _each_part(formula, finding.symbols))
+            continue
         sentence = findings.nl.get(finding.where, "")
         named, guesses = _negations(formula, sentence, finding.words)
         out += node_edits(TAG, finding, text, formula, named)
@@ -113,6 +118,17 @@ def _negations(
     if body_path and not isinstance(body, Not | Implies):  # ∀x ¬(A → B) says "everything is an A"
         guesses.append((body_path, Not(body), []))
     return changes, guesses
+
+
+def _each_part(formula: Formula, names: tuple[str, ...]) -> list[Change]:
+    """Each ¬ over an "and" of `names`' atoms, moved onto every part (De Morgan's slip)."""
+    changes: list[Change] = []
+    for path, node in nodes(formula):
+        if isinstance(node, Not) and isinstance(node.body, And):
+            parts = node.body.args
+            if {g.name for g in subformulas(node.body) if isinstance(g, Pred)} <= set(names):
+                changes.append((path, And(tuple(Not(a) for a in parts)), []))
+    return changes
 
 
 def _removals(

@@ -511,6 +511,40 @@ def test_a_by_predicate_reads_its_first_argument_before_by() -> None:
     assert align_formula("WrittenBy(harryPotter, rowling)", sentence) == 0.0
 
 
+@pytest.mark.parametrize(
+    ("fol", "sentence", "expected"),
+    [
+        # a "not" before each part: each is denied (train 1360)
+        (
+            "¬(Popular(pytorch) ∧ WrittenWithCode(pytorch))",
+            "PyTorch is not popular and it is not written with code.",
+            [("negation_missing", 0.8)],
+        ),
+        # read right: a ¬ on each part
+        (
+            "¬Popular(pytorch) ∧ ¬WrittenWithCode(pytorch)",
+            "PyTorch is not popular and it is not written with code.",
+            [],
+        ),
+        # "not both" and "it is not the case that" deny the "and" as a whole
+        (
+            "¬(Popular(pytorch) ∧ WrittenWithCode(pytorch))",
+            "PyTorch is not both popular and written with code.",
+            [],
+        ),
+        (
+            "¬(Popular(pytorch) ∧ Old(pytorch))",
+            "It is not the case that PyTorch is popular and that it is not old.",
+            [],
+        ),
+    ],
+)
+def test_a_not_before_each_part_of_an_and_is_not_one_not_over_it(
+    fol: str, sentence: str, expected: list[tuple[str, float]]
+) -> None:
+    assert _kinds(fol, sentence) == expected
+
+
 def test_an_of_predicate_after_a_possessive_names_its_owner_last() -> None:
     # train 1287: "its orbit" is OrbitOf(orbit, it), though the sentence says "it" first
     sentence = "If Europa has cleared its orbit of other debris, it is a planet."

@@ -123,6 +123,22 @@ def test_a_negation_the_sentence_never_says_is_dropped() -> None:
     assert candidate[0].guess is False
 
 
+def test_a_not_before_each_part_of_an_and_goes_onto_each_part() -> None:
+    # train 1214: "does not contribute … and does not serve" is ¬C ∧ ¬S, never ¬(C ∧ S)
+    f = aligned(
+        ["Taxpayer(james)", "¬(ContributeTo(james, country) ∧ ServesIn(james, army))"],
+        [
+            "James pays taxes.",
+            "James does not contribute to the country and does not serve in the army.",
+        ],
+    )
+    assert kinds(f) == [("conclusion", "negation_missing")]
+    (candidate,) = negation.propose(f)
+    assert afters([candidate]) == [
+        [("conclusion", "¬ContributeTo(james, country) ∧ ¬ServesIn(james, army)")]
+    ]
+
+
 @pytest.mark.parametrize(
     ("fol", "sentence"),
     [

@@ -1,4 +1,5 @@
-"""`negation_extra`, by scope: one "not" before an "and", written as a ¬ over the whole "and".
+"""`negation_extra`, by scope: one "not" before an "and", written as a ¬ over the whole "and";
+and `negation_missing`: a "not" before each part of an "and", written as one ¬ over it.
 
 "X is without statistical pattern analysis and writing a novel" says X is writing a novel; its
 `¬(Uses(x, spa) ∧ NovelWriting(x))` denies only that both hold, and is made true by X not
@@ -16,7 +17,11 @@ from refinery.agents.alignment.shape import Shape
 from refinery.agents.reading.cues import Sentence
 
 #: The kinds of finding this check reports.
-REPORTS: tuple[FindingKind, ...] = (FindingKind.NEGATION_EXTRA,)
+REPORTS: tuple[FindingKind, ...] = (FindingKind.NEGATION_EXTRA, FindingKind.NEGATION_MISSING)
+#: The message of a "not A and not B" written ¬(A ∧ B); `fix_negation` rewrites it ¬A ∧ ¬B.
+EACH_PART = (
+    "a 'not' before each part of an 'and' denies each; the formula denies only that all hold"
+)
 
 #: Words that make a "not" deny a whole conjunction.
 _WHOLE = frozenset({"both", "neither", "case", "true", "either"})
@@ -25,8 +30,13 @@ _CLAUSE = frozenset({"who", "that", "which", "whose", "where"})
 
 
 def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
-    """The conjunct a ¬ denies that the sentence states after its one negation and an "and"."""
-    if len(s.negations) != 1 or not f.denied_conjunctions or not _WHOLE.isdisjoint(s.words):
+    """The conjunct a ¬ denies that the sentence states after its one negation and an "and";
+    the ¬ over an "and" whose every part the sentence negates on its own."""
+    if not f.denied_conjunctions or not _WHOLE.isdisjoint(s.words):
+        return []
+    if len(s.negations) > 1:
+        return _each_part(s, f)
+    if len(s.negations) != 1:
         return []
     cue = s.negations[0]
     after = [a for a in s.ands if a > cue]
@@ -47,4 +57,28 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
                     f"the formula denies only that all hold together ({', '.join(rest)} too)",
                 )
             ]
+    return []
+
+
+def _each_part(s: Sentence, f: Shape) -> list[Finding]:
+    """ "James does not contribute to the country and does not serve in the army" written
+    `¬(ContributeTo(james, country) ∧ ServesIn(james, army))`: each part named after a "not"
+    of its own, an "and" between them, and no ¬ inside the denied "and" (train 1214, 1360)."""
+    if f.denied_negations:
+        return []
+    for conjuncts in f.denied_conjunctions:
+        said = [[p for n in part if (p := position(s, n)) is not None] for part in conjuncts]
+        if len(said) < 2 or not all(said):
+            continue
+        spans = sorted((min(p), max(p)) for p in said)
+        ends = [-1] + [end for _, end in spans[:-1]]  # where the part before each ends
+        ok = all(
+            any(before < n < start for n in s.negations)
+            and (before < 0 or any(before < a < start for a in s.ands))
+            for (start, _), before in zip(spans, ends, strict=True)
+        )
+        if ok:
+            cues = tuple(s.words[n] for n in s.negations)
+            names = tuple(dict.fromkeys(n for part in conjuncts for n in part))
+            return [Finding(FindingKind.NEGATION_MISSING, 0.8, cues, names, EACH_PART)]
     return []
