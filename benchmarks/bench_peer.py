@@ -124,9 +124,7 @@ def main() -> int:
         + [f"AF-agent with {vampire}"] * bool(args.af_agent)
     )
     sources = [REPO / "refinery", REPO / "vampire"]
-    sources += [args.cotlog / "src"] * bool(args.cotlog) + [args.af_agent / "src"] * bool(
-        args.af_agent
-    )
+    sources += [peer / "src" for peer in (args.cotlog, args.af_agent) if peer is not None]
     for source in sources:  # as installed (see the module docstring)
         compileall.compile_dir(source, quiet=1)
     print(f"{args.rounds} rounds, alternating; {peers}; bytecode compiled")
