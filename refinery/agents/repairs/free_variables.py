@@ -433,13 +433,13 @@ def _named_individuals(
     findings: ItemContext, where: Where, text: str, var: str
 ) -> list[str] | None:
     """The constants the free `var` of `text` stands for, when its sentence refers back to a
-    named individual ("he", "she"; "it" beside a name the formula uses) and says no quantifier word: those the sentence names
-    (`_Said.names`) that no atom with `var` holds already, in any spelling (`Occur(virus, x)`
-    is not about the virus twice); likeliest first: a constant the item puts in the same argument of the same
-    predicate, then one in the same argument position, then the longer name. None when the
-    sentence names a constant the item puts only in other arguments of the variable's
-    predicate and names none the item puts in its very place (swapped arguments: nothing is
-    safe to propose).
+    named individual ("he", "she"; "it" beside a name the formula uses) and says no quantifier
+    word: those the sentence names (`_Said.names`) that no atom with `var` holds already, in
+    any spelling (`Occur(virus, x)` is not about the virus twice); likeliest first: a constant
+    the item puts in the same argument of the same predicate, then one in the same argument
+    position, then the longer name. None when the sentence names a constant the item puts
+    only in other arguments of the variable's predicate and names none the item puts in its
+    very place (swapped arguments: nothing is safe to propose).
 
     >>> fol = {"premises[0]": "Apply(mike, cpt)", "premises[1]": "Work(x, us) → Apply(mike, cpt)"}
     >>> nl = {"premises[1]": "Mike applies for CPT if he wants to work in the US."}
