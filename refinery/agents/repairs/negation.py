@@ -10,15 +10,16 @@ the choice to a person. From `negation_extra`: drop one ¬ (never a `≠`).
 from __future__ import annotations
 
 from refinery.agents.alignment import FindingKind
+from refinery.agents.alignment.checks.negation import NEITHER
 from refinery.agents.alignment.checks.negation_scope import EACH_PART
 from refinery.agents.models import ErrorClass, ItemContext
 from refinery.agents.reading.cues import read_sentence
 from refinery.agents.reading.words import content, name_words, same_word
 from refinery.agents.repairs.edits import Candidate, RuleTag
 from refinery.agents.repairs.semantic import best, flagged, node_edits
-from refinery.logic.analysis import subformulas
+from refinery.logic.analysis import children, subformulas
 from refinery.logic.rewrite import Path, nodes
-from refinery.logic.syntax import And, Eq, Exists, Forall, Formula, Implies, Not, Or, Pred
+from refinery.logic.syntax import And, Eq, Exists, Forall, Formula, Implies, Not, Or, Pred, Xor
 
 TAG = RuleTag("fix_negation", ErrorClass.WRONG_NEGATION)
 
@@ -38,6 +39,10 @@ def propose(findings: ItemContext) -> list[Candidate]:
     for finding, text, formula in flagged(findings, FindingKind.NEGATION_MISSING):
         if finding.message == EACH_PART:  # "not A and not B" as ¬(A ∧ B): ¬A ∧ ¬B
             out += node_edits(TAG, finding, text, formula, _each_part(formula, finding.symbols))
+            continue
+        both = _each_part(formula, None, Xor) if finding.message == NEITHER else []
+        if both:  # "neither A nor B" as ¬(A ⊕ B) or ¬(A ∧ B): ¬A ∧ ¬B, never ¬(¬A ⊕ B)
+            out += node_edits(TAG, finding, text, formula, both)
             continue
         sentence = findings.nl.get(finding.where, "")
         named, guesses = _negations(formula, sentence, finding.words)
@@ -120,13 +125,17 @@ def _negations(
     return changes, guesses
 
 
-def _each_part(formula: Formula, names: tuple[str, ...]) -> list[Change]:
-    """Each ¬ over an "and" of `names`' atoms, moved onto every part (De Morgan's slip)."""
+def _each_part(
+    formula: Formula, names: tuple[str, ...] | None, *groups: type[Formula]
+) -> list[Change]:
+    """Each ¬ over an "and" (or another of `groups`) of `names`' atoms (None: any), moved onto
+    every part: ¬A ∧ ¬B (De Morgan's slip, and "neither … nor" written ¬(A ⊕ B))."""
     changes: list[Change] = []
     for path, node in nodes(formula):
-        if isinstance(node, Not) and isinstance(node.body, And):
-            parts = node.body.args
-            if {g.name for g in subformulas(node.body) if isinstance(g, Pred)} <= set(names):
+        if isinstance(node, Not) and isinstance(node.body, (And, *groups)):
+            atoms = {g.name for g in subformulas(node.body) if isinstance(g, Pred)}
+            if names is None or atoms <= set(names):
+                parts = children(node.body)
                 changes.append((path, And(tuple(Not(a) for a in parts)), []))
     return changes
 

@@ -139,6 +139,19 @@ def test_a_not_before_each_part_of_an_and_goes_onto_each_part() -> None:
     ]
 
 
+def test_neither_nor_written_as_a_denied_xor_gets_a_not_on_each_part() -> None:
+    # train 1357-1360: "neither a Linux system nor a piece of software" as ¬(L ⊕ S), which
+    # holds of both as well; the atom-by-atom rewrites (¬(¬L ⊕ S)) misread it another way
+    f = aligned(
+        ["Popular(burger)", "UsedIn(pytorch, lab) ∧ ¬(Linux(pytorch) ⊕ Software(pytorch))"],
+        ["Burger is popular.", "PyTorch is used in the lab, and is neither Linux nor software."],
+    )
+    assert ("conclusion", "negation_missing") in kinds(f)
+    assert afters(negation.propose(f)) == [
+        [("conclusion", "UsedIn(pytorch, lab) ∧ (¬Linux(pytorch) ∧ ¬Software(pytorch))")]
+    ]
+
+
 @pytest.mark.parametrize(
     ("fol", "sentence"),
     [

@@ -34,6 +34,9 @@ _NEGATIVE_WORDS = frozenset(
     }
 )  # fmt: skip
 _NEGATIVE_PREFIXES = ("un", "non", "dis", "in", "im", "il", "ir", "a")
+#: The message of a "neither … nor" whose formula negates less than both parts; `fix_negation`
+#: rewrites a ¬ over their ⊕ or ∧ (`¬(Linux(x) ⊕ Software(x))`) as a ¬ on each.
+NEITHER = "'neither … nor' negates both, the formula does not"
 _SAMENESS = frozenset({"same", "different", "distinct", "other", "another", "both"})
 
 
@@ -71,7 +74,7 @@ def check(s: Sentence, f: Shape, story: Story) -> list[Finding]:
         message = "'not both' denies an 'and', the formula denies none"
         return [missing_negation(0.85, cues, message)]
     if s.neither_nor and not s.both_or_neither and not f.negated_ors and f.negations < 2:
-        return [missing_negation(0.7, cues, "'neither … nor' negates both, the formula does not")]
+        return [missing_negation(0.7, cues, NEITHER)]
     if s.neither_nor and not s.both_or_neither and not f.negated_ors and f.denied_negations:
         # ¬(¬A ∧ B) has its two negations, but denies only that both hold ("not an orphan
         # planet", ¬(Planet ∧ Orphan), is one part's own "and": no inner ¬)
