@@ -40,9 +40,9 @@ def propose(findings: ItemContext) -> list[Candidate]:
         if finding.message == EACH_PART:  # "not A and not B" as ¬(A ∧ B): ¬A ∧ ¬B
             out += node_edits(TAG, finding, text, formula, _each_part(formula, finding.symbols))
             continue
-        both = _each_part(formula, None, Xor) if finding.message == NEITHER else []
-        if both:  # "neither A nor B" as ¬(A ⊕ B) or ¬(A ∧ B): ¬A ∧ ¬B, never ¬(¬A ⊕ B)
-            out += node_edits(TAG, finding, text, formula, both)
+        nor = _neither(formula) if finding.message == NEITHER else []
+        if nor:  # "neither A nor B" as ¬(A ⊕ B) or ¬(A ∧ B): ¬(A ∨ B), never ¬(¬A ⊕ B)
+            out += node_edits(TAG, finding, text, formula, nor)
             continue
         sentence = findings.nl.get(finding.where, "")
         named, guesses = _negations(formula, sentence, finding.words)
@@ -125,19 +125,24 @@ def _negations(
     return changes, guesses
 
 
-def _each_part(
-    formula: Formula, names: tuple[str, ...] | None, *groups: type[Formula]
-) -> list[Change]:
-    """Each ¬ over an "and" (or another of `groups`) of `names`' atoms (None: any), moved onto
-    every part: ¬A ∧ ¬B (De Morgan's slip, and "neither … nor" written ¬(A ⊕ B))."""
-    changes: list[Change] = []
-    for path, node in nodes(formula):
-        if isinstance(node, Not) and isinstance(node.body, (And, *groups)):
-            atoms = {g.name for g in subformulas(node.body) if isinstance(g, Pred)}
-            if names is None or atoms <= set(names):
-                parts = children(node.body)
-                changes.append((path, And(tuple(Not(a) for a in parts)), []))
-    return changes
+def _each_part(formula: Formula, names: tuple[str, ...]) -> list[Change]:
+    """Each ¬ over an "and" of `names`' atoms, moved onto every part (De Morgan's slip)."""
+    return [
+        (path, And(tuple(Not(a) for a in node.body.args)), [])
+        for path, node in nodes(formula)
+        if isinstance(node, Not)
+        and isinstance(node.body, And)
+        and {g.name for g in subformulas(node.body) if isinstance(g, Pred)} <= set(names)
+    ]
+
+
+def _neither(formula: Formula) -> list[Change]:
+    """Each ¬ over an ⊕ or an ∧, made a ¬ over their ∨: "neither A nor B" as FOLIO writes it."""
+    return [
+        (path, Not(Or(children(node.body))), [])
+        for path, node in nodes(formula)
+        if isinstance(node, Not) and isinstance(node.body, Xor | And)
+    ]
 
 
 def _removals(

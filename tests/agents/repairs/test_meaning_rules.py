@@ -139,7 +139,7 @@ def test_a_not_before_each_part_of_an_and_goes_onto_each_part() -> None:
     ]
 
 
-def test_neither_nor_written_as_a_denied_xor_gets_a_not_on_each_part() -> None:
+def test_neither_nor_written_as_a_denied_xor_becomes_a_denied_or() -> None:
     # train 1357-1360: "neither a Linux system nor a piece of software" as ¬(L ⊕ S), which
     # holds of both as well; the atom-by-atom rewrites (¬(¬L ⊕ S)) misread it another way
     f = aligned(
@@ -148,7 +148,7 @@ def test_neither_nor_written_as_a_denied_xor_gets_a_not_on_each_part() -> None:
     )
     assert ("conclusion", "negation_missing") in kinds(f)
     assert afters(negation.propose(f)) == [
-        [("conclusion", "UsedIn(pytorch, lab) ∧ (¬Linux(pytorch) ∧ ¬Software(pytorch))")]
+        [("conclusion", "UsedIn(pytorch, lab) ∧ ¬(Linux(pytorch) ∨ Software(pytorch))")]
     ]
 
 
