@@ -137,19 +137,18 @@ def measure_dask(source: Path, workers: int, budget: float, state: Path) -> dict
 
     config.prefect_environment()
     from distributed import Client, LocalCluster
-    from prefect.server.api.server import SubprocessASGIServer
-    from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from flows.check import check_flow
     from flows.cluster import local_cluster_config, local_cluster_options
+    from flows.server import temporary_api
     from vampire.registry import resolve_names
 
-    server = SubprocessASGIServer()
-    server.start()
     with local_cluster_config():  # as `--task-runner dask` starts it
         cluster = LocalCluster(**local_cluster_options(workers))
     try:
-        with temporary_settings({PREFECT_API_URL: server.api_url}), Client(cluster) as client:
+        # the command's own server: its logs are drained before it stops (a bare server left
+        # Prefect printing "Error logging to API" after the run)
+        with temporary_api(), Client(cluster) as client:
             started = time.perf_counter()
             rows = check_flow(
                 sources=[str(source)],
@@ -164,7 +163,6 @@ def measure_dask(source: Path, workers: int, budget: float, state: Path) -> dict
             peaks = client.run(_peak_kib)
     finally:
         cluster.close()
-        server.stop()
     return {"rows": len(rows), "wall": wall, "driver": _peak_kib(), "worker": max(peaks.values()),
             "categories": _categories(rows), "labels": _labels_of_rows(rows)}  # fmt: skip
 
