@@ -62,7 +62,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from refinery.addresses import CONCLUSION
-from refinery.agents.alignment import BLAME, FindingKind
+from refinery.agents.alignment import BLAME, Finding, FindingKind
 from refinery.agents.critique import deciding
 from refinery.agents.models import ErrorClass, ItemContext
 from refinery.labels import Label
@@ -174,10 +174,12 @@ def _misread(context: ItemContext) -> Blame:
     worst = max(context.alignment, key=lambda f: f.score, default=None)
     if worst is None:
         return Blame(Cause.STRUCTURE, _REASON_TEXT[Reason.NL_MISMATCH])
-    return Blame(
-        Cause.STRUCTURE,
-        f"the provers settle the item, but {worst.where}: {worst.kind.value}: {worst.message}",
-    )
+    return Blame(Cause.STRUCTURE, f"the provers settle the item, but {_said(worst)}")
+
+
+def _said(finding: Finding) -> str:
+    """A finding as a cause's evidence names it: where, which kind, what it found."""
+    return f"{finding.where}: {finding.kind.value}: {finding.message}"
 
 
 def _proposal_cause(proposals: Sequence[tuple[str, str]]) -> Cause:
@@ -262,7 +264,7 @@ def _mismatch(context: ItemContext, retest: Retest | None = None, mend: bool = T
     for naming, cause in ((False, Cause.STRUCTURE), (True, Cause.VOCABULARY)):
         worst = next((f for f in misread if (f.kind in _NAMING) == naming), None)
         if worst is not None:
-            said = f"{worst.where}: {worst.kind.value}: {worst.message}"
+            said = _said(worst)
             if cause is Cause.STRUCTURE and retest is not None and mend:
                 return _mended(context, retest, worst.where, said)
             return Blame(cause, said)

@@ -152,6 +152,18 @@ def test_closed_formulas_get_no_candidates() -> None:
             "If Tom does not study in the US, he is enrolled.",
             [["¬Study(tom, us) → Enrolled(tom)"]],
         ),
+        # train 1217: "it" beside a name the same formula uses is that thing, ModelXX first
+        (
+            [
+                "Devices(modelXX) ∧ With(modelXX, logo)",
+                "¬With(modelXX, logo) ∧ ¬Control(x, manager)",
+            ],
+            "ModelXX is not with the company logo, and managers do not control it.",
+            [
+                ["¬With(modelXX, logo) ∧ ¬Control(modelXX, manager)"],
+                ["¬With(modelXX, logo) ∧ ¬Control(logo, manager)"],
+            ],
+        ),
     ],
 )
 def test_a_variable_that_stands_for_the_named_individual_becomes_its_constant(
@@ -231,18 +243,9 @@ def test_every_day_says_how_often_not_over_whom() -> None:
     )
 
 
-def test_it_beside_a_name_the_formula_uses_is_that_thing() -> None:
-    # train 1217: "managers do not control it", it being ModelXX, named in the same formula
-    premises = [
-        "Devices(modelXX) ∧ With(modelXX, logo)",
-        "¬With(modelXX, logo) ∧ ¬Control(x, manager)",
-    ]
-    sentence = "ModelXX is not with the company logo, and managers do not control it."
-    f = findings([*premises, "Q(b)"], nl={"premises[1]": sentence})
-    assert afters(free_variables.propose(f))[0] == [
-        ("premises[1]", "¬With(modelXX, logo) ∧ ¬Control(modelXX, manager)")
-    ]
-    # "it" with no name in its formula stands for a kind ("if the fruit …, it …"): a binder
+def test_it_with_no_name_in_its_formula_stands_for_a_kind() -> None:
+    # "if the fruit …, it …": a binder (beside a name its formula uses, "it" is that thing:
+    # see the named-individual cases above)
     f = findings(
         ["Red(apple)", "Red(x) → Sweet(x)", "Q(b)"],
         nl={"premises[1]": "If the fruit is red, it is sweet."},
