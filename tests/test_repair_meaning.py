@@ -659,6 +659,32 @@ def test_a_verified_item_that_misreads_its_sentence_is_an_nl_mismatch(checker: C
     )
 
 
+def test_a_repaired_item_that_misreads_its_sentence_blames_what_the_repair_mended(
+    checker: Checker,
+) -> None:
+    # train 539's shape: a name spelled two ways blocks the gold label; a premise the proof
+    # does not use misreads "and" as ∨
+    item = _item(
+        ["Tall(bob) ∨ Rich(bob)", "∀x (Student(x) → Smart(x))", "Student(annsmith)"],
+        "Smart(annSmith)",
+        "True",
+        ["Bob is tall and rich.", "Every student is smart.", "Ann Smith is a student."],
+        "Ann Smith is smart.",
+    )
+    out = _run(checker, item)
+    assert (out.status, out.reason, out.repaired_by) == (
+        Status.REPAIRED,
+        Reason.NL_MISMATCH,
+        "unify_names",
+    )
+    assert out.queued and out.refined_premises_fol[2] == "Student(annSmith)"
+    assert (out.cause, out.cause_evidence) == (
+        "vocabulary",
+        "the repair (naming drift) settles the item at its gold label, but premises[0]: "
+        "and_as_or: the formula says ∨ but the sentence has no 'or'",
+    )
+
+
 def test_a_verified_item_with_a_weaker_finding_keeps_an_empty_reason(checker: Checker) -> None:
     item = _item(
         ["∀x (Win(x) → Train(x))", "Win(ann)"],

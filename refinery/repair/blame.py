@@ -53,6 +53,10 @@ the FOL with the defect mended (`refinery.repair.retest`), the mended FOL never 
   a drifted name (the mended one may be one of several), and a formula's finding only where
   mending the formula changes nothing.
 
+An item the provers settle on a formula that misreads its sentence (`nl_mismatch`) is blamed on
+what blocked its gold label: what the applied repair mended, or, settled as written, the
+misreading itself (`structure`).
+
 None of these suggests a label: only a proof from the FOL as it stands does.
 """
 
@@ -131,15 +135,17 @@ def blame(
     proposals: Sequence[tuple[str, str]] = (),
     lint_kinds: Iterable[str] = (),
     retest: Retest | None = None,
+    repaired: Sequence[tuple[str, str]] = (),
 ) -> Blame:
     """The cause of an item in review for `reason`, read from its final FOL (`context`).
 
     `proposals` are the (where, error class) of the edits the loop proposes but could not
-    confirm, in the order applied; `lint_kinds` the kinds of the lint errors that stopped it;
-    `retest` re-proves a mended FOL (none: the causes are read from `context` alone).
+    confirm, in the order applied, and `repaired` those of the edits it applied; `lint_kinds`
+    the kinds of the lint errors that stopped it; `retest` re-proves a mended FOL (none: the
+    causes are read from `context` alone).
     """
     if reason is Reason.NL_MISMATCH:
-        return _misread(context)
+        return _misread(context, repaired)
     if reason in _REASON_CAUSES:
         return Blame(_REASON_CAUSES[reason], _REASON_TEXT.get(reason, reason.value))
     if reason is Reason.LINT_ERROR:
@@ -166,15 +172,25 @@ def blame(
     return _mismatch(context, retest)
 
 
-def _misread(context: ItemContext) -> Blame:
-    """The cause of an item the provers settle on a formula that misreads its sentence: its
-    shape, naming the worst finding. Never the label: a rewrite of the formula that reads
-    right to the checks may still misread (train 1024's "either E or, if not, S" written
-    E ⊕ S, rewritten E ⊕ ¬S, would blame a right gold True)."""
+def _misread(context: ItemContext, repaired: Sequence[tuple[str, str]] = ()) -> Blame:
+    """The cause of an item the provers settle on a formula that misreads its sentence, naming
+    the worst finding. What blocked the gold label is what the applied repair mended (train
+    539: names spelled two ways; the misread premise is one its proof does not use); settled
+    as written, nothing blocked it, and the cause is the misreading's: the formula's shape.
+    Never the label: a rewrite of the formula that reads right to the checks may still misread
+    (train 1024's "either E or, if not, S" written E ⊕ S, rewritten E ⊕ ¬S, would blame a
+    right gold True)."""
     worst = max(context.alignment, key=lambda f: f.score, default=None)
+    said = _said(worst) if worst is not None else "a formula misreads its sentence"
+    if repaired:
+        mended = ", ".join(dict.fromkeys(c.replace("_", " ") for _, c in repaired))
+        return Blame(
+            _proposal_cause(repaired),
+            f"the repair ({mended}) settles the item at its gold label, but {said}",
+        )
     if worst is None:
         return Blame(Cause.STRUCTURE, _REASON_TEXT[Reason.NL_MISMATCH])
-    return Blame(Cause.STRUCTURE, f"the provers settle the item, but {_said(worst)}")
+    return Blame(Cause.STRUCTURE, f"the provers settle the item, but {said}")
 
 
 def _said(finding: Finding) -> str:
@@ -183,8 +199,8 @@ def _said(finding: Finding) -> str:
 
 
 def _proposal_cause(proposals: Sequence[tuple[str, str]]) -> Cause:
-    """What an unconfirmed repair says blocks the gold label: the last edit (the one that
-    reached it) of a formula that parsed; a formula that did not parse is a syntax defect,
+    """What a repair says blocks the gold label: the last edit (the one that reached it) of a
+    formula that parsed; a formula that did not parse is a syntax defect,
     whatever else its repair needed (a lost `)` and a variable for a named person)."""
     unparsed = {w for w, c in proposals if _EDIT_CAUSES.get(ErrorClass(c)) is Cause.SYNTAX}
     rest = [ErrorClass(c) for w, c in proposals if w not in unparsed]

@@ -104,6 +104,7 @@ def build_outcome(
             proposals=proposed,
             lint_kinds=[i.kind for i in reading.issues if i.severity == "error"],
             retest=retest,
+            repaired=[(e.where, e.error_class.value) for e in final.edits] if accepted else (),
         )
         if review or reason is Reason.NL_MISMATCH
         else Blame(Cause.NONE, "")

@@ -190,3 +190,37 @@ def test_a_conclusion_that_names_a_story_word_with_a_symbol_of_its_own_is_vocabu
     found = blame(Reason.LABEL_MISMATCH, context)
     assert (found.cause, found.clean) == (Cause.VOCABULARY, False)
     assert "Nourished, in no premise" in found.evidence
+
+
+@pytest.mark.parametrize(
+    ("repaired", "cause", "opening"),
+    [
+        # settled as written: nothing blocked the gold label but the misreading itself
+        ((), "structure", "the provers settle the item, but "),
+        # settled once a lost ")" was restored (train 1360's shape): the parse blocked it
+        (
+            [("premises[1]", "unbalanced_parentheses")],
+            "syntax",
+            "the repair (unbalanced parentheses) settles the item at its gold label, but ",
+        ),
+        (
+            [("premises[1]", "free_variable"), ("conclusion", "naming_drift")],
+            "vocabulary",
+            "the repair (free variable, naming drift) settles the item at its gold label, but ",
+        ),
+    ],
+)
+def test_a_settled_item_that_misreads_a_sentence_blames_what_blocked_its_gold_label(
+    repaired: list[tuple[str, str]], cause: str, opening: str
+) -> None:
+    context = _context(
+        [("Tom is tall and rich.", "Tall(tom) ∨ Rich(tom)")],
+        ("Tom is tall or rich.", "Tall(tom) ∨ Rich(tom)"),
+        Label.TRUE,
+        Label.TRUE,
+    )
+    found = blame(Reason.NL_MISMATCH, context, repaired=repaired)
+    assert (found.cause, found.clean, found.surmised) == (cause, False, False)
+    assert found.evidence == (
+        opening + "premises[0]: and_as_or: the formula says ∨ but the sentence has no 'or'"
+    )
