@@ -16,7 +16,8 @@ annotated items:
 - causes: how often the product's `cause` column names the readers' cause, by cause, over
   every item the review queue holds (in review, or settled with a misread formula);
 - background facts: over the whole run, how many searches ran, their prover calls, and each
-  bridge found beside the facts its readers wrote.
+  bridge found beside the facts its readers wrote; on a fresh run, what the searches cost cold
+  (seconds a search, and per item of the split).
 
 Bad numbers are printed as they are. FOLIO v2 validation is never read here.
 
@@ -26,12 +27,14 @@ Usage: python benchmarks/bench_real.py [--run RUN_FOLDER] [--annotations DIR]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +62,8 @@ def annotations(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def outcomes(run: Path | None) -> dict[str, dict[str, Any]]:
-    """The product's outcomes on FOLIO v2 train: from `run`, or from a fresh rules-only run."""
+    """The product's outcomes on FOLIO v2 train: from `run`, or from a fresh rules-only run,
+    which prints what it cost and what the background search cost in it."""
     if run is None:
         from refinery import pipeline
         from vampire.registry import build_provers
@@ -72,12 +76,56 @@ def outcomes(run: Path | None) -> dict[str, dict[str, Any]]:
                 agents=("rules",),
                 state_dir=state,
             )
+            timings = Path(state) / "searches"
+            timings.mkdir()
             started = time.perf_counter()
-            written = pipeline.run_plain(settings, build_provers)
-            print(f"refine on FOLIO v2 train: {time.perf_counter() - started:.0f} s (cold)")
+            with _timed_searches(timings):
+                written = pipeline.run_plain(settings, build_provers)
+            wall = time.perf_counter() - started
+            print(f"refine on FOLIO v2 train: {wall:.0f} s (cold)")
+            _search_cost(timings, len(written["outcomes"]))
             return {o.id: o.to_dict() for o in written["outcomes"]}
     lines = (run / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()
     return {o["id"]: o for o in map(json.loads, lines)}
+
+
+@contextlib.contextmanager
+def _timed_searches(folder: Path) -> Iterator[None]:
+    """Time every background search of the run (`refinery.repair.abduce.abduce`): each process,
+    the forked repair workers too, appends its searches' seconds to a file of its own."""
+    from refinery.repair import retest
+
+    search = retest.abduce
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return search(*args, **kwargs)
+        finally:
+            with open(folder / str(os.getpid()), "a", encoding="utf-8") as out:
+                out.write(f"{time.perf_counter() - started:.6f}\n")
+
+    retest.abduce = timed
+    try:
+        yield
+    finally:
+        retest.abduce = search
+
+
+def _search_cost(folder: Path, items: int) -> None:
+    """What the background searches cost in the cold run: per search, and per item of the split."""
+    seconds = sorted(float(x) for f in folder.iterdir() for x in f.read_text().split())
+    if not seconds:
+        print("background search, cold: no search ran")
+        return
+    total = sum(seconds)
+    print(
+        # more than the outcomes record: a cause read past a defect searches the mended FOL too
+        f"background search, cold: {len(seconds)} searches (the FOL and its mended readings), "
+        f"{total:.1f} s of worker time; "
+        f"mean {total / len(seconds):.3f} s a search, median {seconds[len(seconds) // 2]:.3f} s, "
+        f"most {seconds[-1]:.3f} s; {total / items:.4f} s per item of the split"
+    )
 
 
 def _share(right: int, total: int) -> str:
