@@ -10,6 +10,7 @@ change invalidates cached results.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import heapq
 import time
@@ -99,7 +100,7 @@ class StoryPool:
 
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=get_context("fork"), initializer=lifeline.worker_started
+                self.workers, mp_context=get_context("fork"), initializer=_worker_started
             )
         try:
             with lifeline.forking():  # a fork pool starts its workers at a submit
@@ -110,6 +111,38 @@ class StoryPool:
             _stop(self._pool)
             self._pool = None
             raise
+
+
+def _worker_started() -> None:
+    """A fork-pool worker's initializer: its signals (`lifeline.worker_started`), its malloc."""
+    lifeline.worker_started()
+    steady_malloc()
+
+
+#: glibc's `mallopt` parameters, and the mmap threshold its own dynamic rule reaches at most on
+#: 64-bit (the trim threshold it then sets is twice that)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_MMAP_BYTES = 32 << 20
+
+
+def steady_malloc() -> bool:
+    """Fix glibc malloc's mmap and trim thresholds in this process at the top of the range its
+    own rule moves them in (32 MiB, 64 MiB); whether it could (glibc only, else nothing).
+
+    Left to glibc's rule, a worker forked from a process that had already run a check (refine's
+    repair workers, forked after its check stage) kept faulting fresh pages in as it proved:
+    refine on FOLIO v2 train spent 23.6 s of its workers' time in the kernel (14 M page faults)
+    against 4.4 s (1.4 M) with the thresholds fixed, 61 s of wall against 53 s; a second check
+    in one process took 10.2 s against 8.6 s for the first. Freed memory up to 64 MiB stays
+    with the worker, to be reused.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # the process's own C library
+    except (OSError, AttributeError):  # no mallopt: not glibc (or musl's, which returns 0)
+        return False
+    return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_BYTES)) and bool(
+        mallopt(_M_TRIM_THRESHOLD, 2 * _MMAP_BYTES)
+    )
 
 
 def _stop(pool: Any) -> None:

@@ -1,7 +1,13 @@
-"""Story batches, the task-runner option, and a worker's read-only view of the driver's caches."""
+"""Story batches, the task-runner option, a worker's read-only view of the driver's caches, and
+a worker's malloc thresholds."""
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
+import platform
+import resource
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
@@ -10,7 +16,13 @@ from hypothesis import strategies as st
 
 from refinery.cli import main
 from refinery.errors import ConfigError
-from refinery.parallel import TaskRunnerSpec, parse_task_runner, story_batches
+from refinery.parallel import (
+    StoryPool,
+    TaskRunnerSpec,
+    parse_task_runner,
+    steady_malloc,
+    story_batches,
+)
 from refinery.store import JsonStore, worker_view
 
 
@@ -128,3 +140,53 @@ def test_a_view_up_to_a_row_does_not_see_what_is_written_after(tmp_path: Path) -
     assert view.get("old") == 1
     assert view.get("new") is None and view.get("again") is None
     assert worker_view(path, "verdicts", host=here).get("again") == 4  # no mark: everything
+
+
+# -- a worker's malloc: the same block, freed and asked for again, is not faulted in anew --------
+
+BLOCK = 20 << 20  # above glibc's first mmap threshold, below the one `steady_malloc` fixes
+LIBC = ctypes.CDLL(None)
+LIBC.malloc.restype = ctypes.c_void_p
+LIBC.free.argtypes = [ctypes.c_void_p]
+
+
+def _faults_of_a_second_block(_: object = None) -> int:
+    """Page faults of writing a `BLOCK` freed just before: none where malloc kept it."""
+    for _pass in range(2):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        block = LIBC.malloc(BLOCK)
+        ctypes.memset(block, 1, BLOCK)
+        LIBC.free(block)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
+def _in_a_process_with_low_thresholds(send: Connection, pool: bool) -> None:
+    LIBC.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD at glibc's first value, and held there
+    if pool:  # the pool's workers are forked from here, with these thresholds
+        with StoryPool(2) as workers:
+            send.send(max(workers.run([["a"], ["b"]], _faults_of_a_second_block)))
+    else:
+        send.send((_faults_of_a_second_block(), steady_malloc(), _faults_of_a_second_block()))
+
+
+def _forked(pool: bool) -> object:
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_in_a_process_with_low_thresholds, args=(send, pool))
+    child.start()
+    answer = receive.recv()
+    child.join()
+    return answer
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
+def test_steady_malloc_keeps_a_freed_block_for_the_next() -> None:
+    pages = BLOCK // resource.getpagesize()
+    before, applied, after = _forked(pool=False)  # type: ignore[misc]
+    assert before >= pages  # mapped afresh each time: every page faulted in again
+    assert applied and after < pages // 10
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
+def test_a_story_pool_worker_fixes_its_thresholds_whatever_it_inherits() -> None:
+    assert _forked(pool=True) < (BLOCK // resource.getpagesize()) // 10
