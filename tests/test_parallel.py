@@ -160,19 +160,19 @@ def _faults_of_a_second_block(_: object = None) -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 
-def _in_a_process_with_low_thresholds(send: Connection, pool: bool) -> None:
+def _in_a_process_with_low_thresholds(send: Connection, how: str) -> None:
     LIBC.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD at glibc's first value, and held there
-    if pool:  # the pool's workers are forked from here, with these thresholds
+    if how == "pool":  # the pool's workers are forked from here, with these thresholds
         with StoryPool(2) as workers:
             send.send(max(workers.run([["a"], ["b"]], _faults_of_a_second_block)))
     else:
         send.send((_faults_of_a_second_block(), steady_malloc(), _faults_of_a_second_block()))
 
 
-def _forked(pool: bool) -> object:
+def _forked(how: str) -> object:
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_in_a_process_with_low_thresholds, args=(send, pool))
+    child = context.Process(target=_in_a_process_with_low_thresholds, args=(send, how))
     child.start()
     answer = receive.recv()
     child.join()
@@ -182,11 +182,11 @@ def _forked(pool: bool) -> object:
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
 def test_steady_malloc_keeps_a_freed_block_for_the_next() -> None:
     pages = BLOCK // resource.getpagesize()
-    before, applied, after = _forked(pool=False)  # type: ignore[misc]
+    before, applied, after = _forked("direct")  # type: ignore[misc]
     assert before >= pages  # mapped afresh each time: every page faulted in again
     assert applied and after < pages // 10
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
 def test_a_story_pool_worker_fixes_its_thresholds_whatever_it_inherits() -> None:
-    assert _forked(pool=True) < (BLOCK // resource.getpagesize()) // 10
+    assert _forked("pool") < (BLOCK // resource.getpagesize()) // 10  # type: ignore[operator]
