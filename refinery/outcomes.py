@@ -53,7 +53,8 @@ class Reason(StrEnum):
 
 
 class Cause(StrEnum):
-    """What blocks an item in review, as a reader would name it (`refinery.repair.blame`)."""
+    """What blocks an item the review queue holds, as a reader would name it
+    (`refinery.repair.blame`)."""
 
     NONE = ""
     LABEL = "label"  # the FOL says what the sentences say; the gold label does not follow
@@ -125,8 +126,9 @@ class Outcome:
     .alignment`), worst first; `nl_mismatch_score` is the worst finding's score and
     `is_nl_mismatch_issue` whether it reaches the queue (cleanlab-style columns).
     `label_score` says how well the gold label holds up (low: likely wrong) and `is_label_issue`
-    whether a label change is suggested. `cause` names what blocks an item in review (the
-    FOL's names, its structure, a fact left out, the label …) and `cause_evidence` why;
+    whether a label change is suggested. `cause` names what blocks an item the review queue
+    holds (the FOL's names, its structure, a fact left out, the label …; for one the provers
+    settle but a formula misreads, what blocked its gold label) and `cause_evidence` why;
     `background_fol` the background facts proposed where one is left out (never merged into
     the premises); `refined_background_fol` those a reviewer accepted, which the refined split
     publishes in their own column.

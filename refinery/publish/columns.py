@@ -85,8 +85,10 @@ FIELD_NOTES: dict[str, str] = {
     "is_nl_mismatch_issue": "whether the worst finding is strong enough to send the item to review",
     "label_score": "how well the gold label holds up in [0, 1] (low: likely wrong)",
     "is_label_issue": "whether a label change is suggested",
-    "cause": "what blocks an item in review: label | vocabulary | structure | knowledge | "
-    "ambiguous | syntax (empty when nothing is open)",
+    "cause": "what blocks an item the review queue holds (for one the provers settle but a "
+    "formula misreads: what blocked its gold label): label | vocabulary | structure | "
+    "knowledge | ambiguous | syntax (empty for an item not queued, or one the provers did not "
+    "decide)",
     "cause_evidence": "why that cause, in one line",
     "audit": "where the item's repair trail is in `report/<split>/audit.jsonl`",
     "run_id": "the run (or review round) that wrote the row",

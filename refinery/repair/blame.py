@@ -182,15 +182,13 @@ def _misread(context: ItemContext, repaired: Sequence[tuple[str, str]] = ()) -> 
     right gold True)."""
     worst = max(context.alignment, key=lambda f: f.score, default=None)
     said = _said(worst) if worst is not None else "a formula misreads its sentence"
-    if repaired:
-        mended = ", ".join(dict.fromkeys(c.replace("_", " ") for _, c in repaired))
-        return Blame(
-            _proposal_cause(repaired),
-            f"the repair ({mended}) settles the item at its gold label, but {said}",
-        )
-    if worst is None:
-        return Blame(Cause.STRUCTURE, _REASON_TEXT[Reason.NL_MISMATCH])
-    return Blame(Cause.STRUCTURE, f"the provers settle the item, but {said}")
+    if not repaired:
+        return Blame(Cause.STRUCTURE, f"the provers settle the item, but {said}")
+    mended = ", ".join(dict.fromkeys(c.replace("_", " ") for _, c in repaired))
+    return Blame(
+        _proposal_cause(repaired),
+        f"the repair ({mended}) settles the item at its gold label, but {said}",
+    )
 
 
 def _said(finding: Finding) -> str:
@@ -200,8 +198,8 @@ def _said(finding: Finding) -> str:
 
 def _proposal_cause(proposals: Sequence[tuple[str, str]]) -> Cause:
     """What a repair says blocks the gold label: the last edit (the one that reached it) of a
-    formula that parsed; a formula that did not parse is a syntax defect,
-    whatever else its repair needed (a lost `)` and a variable for a named person)."""
+    formula that parsed; a formula that did not parse is a syntax defect, whatever else its
+    repair needed (a lost `)` and a variable for a named person)."""
     unparsed = {w for w, c in proposals if _EDIT_CAUSES.get(ErrorClass(c)) is Cause.SYNTAX}
     rest = [ErrorClass(c) for w, c in proposals if w not in unparsed]
     if rest:
@@ -222,7 +220,6 @@ _UNNAMED = {
 _REASON_TEXT = {
     Reason.UNPARSEABLE: "a formula does not parse",
     Reason.INCONSISTENT_PREMISES: "the premises contradict each other",
-    Reason.NL_MISMATCH: "the provers settle the item, but a formula misreads its sentence",
 }
 
 

@@ -96,15 +96,16 @@ def build_outcome(
     suggested = ""
     label_diag = next((d for d in diagnoses if d.suggested_label is not None), None)
     review = status is Status.NEEDS_REVIEW
-    proposed = [(e.where, e.error_class.value) for e in final.edits] if not accepted else []
+    # the loop's edits, by (where, error class): applied when accepted, else only proposed
+    made = [(e.where, e.error_class.value) for e in final.edits]
     blamed = (
         blame(
             reason,
             reading,
-            proposals=proposed,
+            proposals=() if accepted else made,
             lint_kinds=[i.kind for i in reading.issues if i.severity == "error"],
             retest=retest,
-            repaired=[(e.where, e.error_class.value) for e in final.edits] if accepted else (),
+            repaired=made if accepted else (),
         )
         if review or reason is Reason.NL_MISMATCH
         else Blame(Cause.NONE, "")

@@ -10,8 +10,8 @@ automatically), `suggested_label`, `prover_label`, `original_premises_fol`,
 `original_conclusion_fol`, `repaired_by`, `error_classes`, `evidence` (why the refined FOL
 gets its label: proving premises or a countermodel), the alignment and label columns
 `findings` (one per line), `nl_mismatch_score`, `is_nl_mismatch_issue`, `label_score`,
-`is_label_issue`, `cause` and `cause_evidence` (what blocks an item in review), `audit` (a
-pointer into `audit.jsonl`), `run_id`, `content_hash`, and the review columns
+`is_label_issue`, `cause` and `cause_evidence` (what blocks an item the review queue holds),
+`audit` (a pointer into `audit.jsonl`), `run_id`, `content_hash`, and the review columns
 `review_decision`, `reviewer`, `reviewed_at`, `review_note` (empty until `refinery review
 apply`; status then `reviewed`). A source whose rows are not items (ProofWriter: a row is a
 theory) gets FOLIO v2's columns, with its original row as JSON text in `source_row`. Both
