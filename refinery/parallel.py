@@ -90,12 +90,16 @@ class StoryPool:
 
     def run(self, stories: Sequence[S], run: Callable[[list[S]], R]) -> Iterator[R]:
         """`run([story])` for every story, results in completion order (see `run_stories`)."""
+        yield from self.start(stories, run)
+
+    def start(self, stories: Sequence[S], run: Callable[[list[S]], R]) -> Iterator[R]:
+        """`run` with the stories handed to the pool now, not at the first result asked for:
+        a caller that starts its next stories before it takes in the last ones' results keeps
+        the workers busy meanwhile. Without a pool the stories run here, as results are asked."""
         if self.workers <= 1 or len(stories) <= 1 and self._pool is None:
-            for story in stories:
-                yield run([story])
-            return
+            return (run([story]) for story in stories)
         # here, not at the top: a run answered from the cache starts no pool and pays no import
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import ProcessPoolExecutor
         from multiprocessing import get_context
 
         if self._pool is None:
@@ -105,12 +109,25 @@ class StoryPool:
         try:
             with lifeline.forking():  # a fork pool starts its workers at a submit
                 futures = [self._pool.submit(run, [story]) for story in stories]
+        except BaseException:
+            self._abort()
+            raise
+        return self._completed(futures)
+
+    def _completed(self, futures: list[Any]) -> Iterator[Any]:
+        from concurrent.futures import as_completed
+
+        try:
             for future in as_completed(futures):
                 yield future.result()
         except BaseException:
+            self._abort()
+            raise
+
+    def _abort(self) -> None:
+        if self._pool is not None:
             _stop(self._pool)
             self._pool = None
-            raise
 
 
 def _worker_started() -> None:

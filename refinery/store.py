@@ -188,9 +188,13 @@ class JsonStore:
         with self._lock:
             return list(self._recorded.items())
 
-    def put_raw(self, entries: Iterable[tuple[str, str]]) -> None:
-        """Store (key, JSON text) pairs in one transaction; a read-only store keeps them in memory."""
+    def put_raw(self, entries: Iterable[tuple[str, str]], *, keep_first: bool = False) -> None:
+        """Store (key, JSON text) pairs in one transaction; a read-only store keeps them in memory.
+
+        `keep_first` leaves a key the store already holds as it is, with its row number, where
+        by default the new value replaces it as a new row (see `last_row`)."""
         rows = list(entries)
+        verb = "INSERT OR IGNORE" if keep_first else "INSERT OR REPLACE"
         with self._lock:
             if self.read_only:
                 self._recorded.update(rows)
@@ -203,7 +207,7 @@ class JsonStore:
                     with conn:  # a transaction: BEGIN … COMMIT (ROLLBACK when it fails)
                         conn.execute("BEGIN")
                         conn.executemany(
-                            f"INSERT OR REPLACE INTO {self.table} (key, value) VALUES (?, ?)", rows
+                            f"{verb} INTO {self.table} (key, value) VALUES (?, ?)", rows
                         )
             except _WRITE_ERRORS as exc:
                 self._stop_writing(exc)

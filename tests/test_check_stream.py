@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +142,59 @@ def test_a_resumed_check_counts_the_stories_it_did_not_redo(tmp_path: Path) -> N
     rows = list(check_stream(stories, on_progress=done.append, on_cached=cached.append, **settings))
     assert (sum(done), sum(cached)) == (5, 3)  # d and e were checked (their verdicts cached)
     assert [r.id for r in rows] == [s.id for s in stories] and {r.label for r in rows} == {"True"}
+
+
+@pytest.mark.prover
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_chunk_reads_the_cache_as_two_chunks_before_left_it(tmp_path: Path, workers: int) -> None:
+    """The next chunk is planned before the one in flight is stored (the workers keep busy
+    meanwhile), so twins in adjacent chunks both prove, and the third reads the first's
+    verdicts: on any machine, at any speed."""
+    from vampire.registry import build_provers
+
+    rows = list(
+        check_stream(
+            [_twin(name) for name in "abc"], prover_factory=build_provers, prover_names=["z3"],
+            budget=Budget(), cache_path=tmp_path / "verdicts.sqlite", workers=workers,
+            chunk_items=1,
+        )
+    )  # fmt: skip
+    assert [r.cached for r in rows] == [False, False, True]
+    assert [r.label for r in rows] == ["True"] * 3
+
+
+def test_the_next_chunk_is_planned_before_a_chunk_is_taken_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import refinery.check.stream as stream
+
+    planned: list[int] = []
+    real = stream.plan_check
+    monkeypatch.setattr(
+        stream, "plan_check", lambda chunk, **kw: planned.append(1) or real(chunk, **kw)
+    )
+    rows = check_stream(
+        [_twin(name) for name in "abc"], prover_factory=lambda names: [], prover_names=[],
+        budget=Budget(), workers=1, chunk_items=1,
+    )  # fmt: skip
+    next(rows)
+    assert len(planned) == 2  # the first row comes out with the second chunk already planned
+    assert len(list(rows)) == 2 and len(planned) == 3
+
+
+def _mark(folder: Path, stories: list[int]) -> int:
+    (folder / str(stories[0])).touch()
+    return stories[0]
+
+
+def test_started_stories_run_before_their_results_are_asked_for(tmp_path: Path) -> None:
+    with StoryPool(2) as pool:
+        results = pool.start([1, 2, 3], partial(_mark, tmp_path))
+        deadline = time.monotonic() + 30
+        while len(list(tmp_path.iterdir())) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["1", "2", "3"]
+        assert sorted(results) == [1, 2, 3]
 
 
 def _worker_pid(stories: list[int]) -> int:

@@ -142,6 +142,17 @@ def test_a_view_up_to_a_row_does_not_see_what_is_written_after(tmp_path: Path) -
     assert worker_view(path, "verdicts", host=here).get("again") == 4  # no mark: everything
 
 
+def test_a_key_kept_first_stays_where_a_view_up_to_a_row_finds_it(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    driver = JsonStore(path, "verdicts")
+    driver.put_raw([("asked", "1")], keep_first=True)
+    mark = driver.last_row()
+    driver.put_raw([("asked", "2"), ("other", "3")], keep_first=True)  # asked again meanwhile
+    view = worker_view(path, "verdicts", host=__import__("socket").gethostname(), upto=mark)
+    assert view.get("asked") == 1 and view.get("other") is None
+    assert driver.get("asked") == 1 and driver.last_row() == mark + 1
+
+
 # -- a worker's malloc: the same block, freed and asked for again, is not faulted in anew --------
 
 BLOCK = 20 << 20  # above glibc's first mmap threshold, below the one `steady_malloc` fixes

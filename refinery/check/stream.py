@@ -2,16 +2,20 @@
 
 `check_stream` takes items lazily (`refinery.datasets.stream_any`) and checks them
 `CHUNK_ITEMS` at a time with the steps of `refinery.check.batches` (the row cache, worker
-batches, the one writer of the caches), on one worker pool for the whole run. Each chunk's rows come out in input
-order as soon as the chunk is done, so the caller writes them (`refinery.outputs.TableWriter`)
-and lets them go: memory holds a chunk, not the input.
+batches, the one writer of the caches), on one worker pool for the whole run. Each chunk's rows
+come out in input order as soon as the chunk is done, so the caller writes them
+(`refinery.outputs.TableWriter`) and lets them go. The next chunk is planned and handed to the
+workers before a chunk's rows are taken in, so the workers do not wait while this process
+stores and writes them: memory holds two chunks, not the input.
 
 A chunk ends between stories only: a story is a run of consecutive items with the same story,
 as ProofWriter writes them (a theory is one line). A story whose items are scattered (FOLIO
 repeats a story's premises in every question's row) is checked in as many parts as it has runs
 in a chunk boundary's way; the rows are the same, only the shared consistency question is asked
-once per part (and answered from the verdict cache after the first). An input no longer than a
-chunk is checked as one; `check_items` is the whole input as one chunk, its rows in a list.
+once per part, unless the verdict cache already held it when the part's chunk was planned
+(which is before the chunk ahead of it is stored: what a chunk reads from the cache never
+depends on how fast the workers were). An input no longer than a chunk is checked as one;
+`check_items` is the whole input as one chunk, its rows in a list.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
-from refinery.check.batches import check_batch, plan_check
+from refinery.check.batches import CheckBatch, CheckPlan, check_batch, plan_check
 from refinery.check.row import CheckRow
 from refinery.check.stage import ProverFactory
 from refinery.datasets.records import Item
@@ -75,6 +79,7 @@ def check_stream(
     `on_cached` is called with the items each chunk answers from the row cache (see
     `plan_check`), so a resumed run shows what it did not redo.
     """
+    in_flight: tuple[CheckPlan, Iterator[CheckBatch]] | None = None
     with StoryPool(workers) as pool:
         for chunk in chunks(items, chunk_items):
             plan = plan_check(
@@ -87,12 +92,26 @@ def check_stream(
                 evidence=evidence,
                 on_cached=on_cached,
             )
-            for batch in pool.run(plan.pending, partial(check_batch, job=plan.job)):
-                plan.add(batch)
-            for row in plan.finish():
-                if dataset_column and row.label_dataset is None:
-                    row = row.replace(label_dataset="")
-                yield row
+            # started before the chunk in flight is taken in, so the workers have stories
+            # while this process stores and writes that chunk's rows
+            started = pool.start(plan.pending, partial(check_batch, job=plan.job))
+            if in_flight is not None:
+                yield from _taken_in(*in_flight, dataset_column)
+            in_flight = plan, started
+        if in_flight is not None:
+            yield from _taken_in(*in_flight, dataset_column)
+
+
+def _taken_in(
+    plan: CheckPlan, batches: Iterator[CheckBatch], dataset_column: bool
+) -> Iterator[CheckRow]:
+    """A chunk's rows in input order, once its batches are stored (see `check_stream`)."""
+    for batch in batches:
+        plan.add(batch)
+    for row in plan.finish():
+        if dataset_column and row.label_dataset is None:
+            row = row.replace(label_dataset="")
+        yield row
 
 
 def check_items(
