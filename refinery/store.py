@@ -46,6 +46,7 @@ class JsonStore:
         *,
         read_only: bool = False,
         upto: int | None = None,
+        keep_first: bool = False,
     ) -> None:
         if not table.isidentifier():
             raise ValueError(f"table name must be an identifier, got {table!r}")
@@ -53,6 +54,8 @@ class JsonStore:
         self.table = table
         self.read_only = read_only
         self.upto = upto  # read only entries up to this row (`last_row`, `worker_view`)
+        # a key written again keeps its first value and its row, unless that value is damaged
+        self.keep_first = keep_first
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._recorded: dict[str, str] = {}  # read_only: JSON text put here, for the driver
@@ -188,13 +191,20 @@ class JsonStore:
         with self._lock:
             return list(self._recorded.items())
 
-    def put_raw(self, entries: Iterable[tuple[str, str]], *, keep_first: bool = False) -> None:
+    def put_raw(self, entries: Iterable[tuple[str, str]]) -> None:
         """Store (key, JSON text) pairs in one transaction; a read-only store keeps them in memory.
 
-        `keep_first` leaves a key the store already holds as it is, with its row number, where
-        by default the new value replaces it as a new row (see `last_row`)."""
+        A key the store already holds gets the new value as a new row (see `last_row`); in a
+        `keep_first` store it keeps its value and its row, unless that value is no JSON (a
+        damaged entry a worker's view met and could not drop is mended in place)."""
         rows = list(entries)
-        verb = "INSERT OR IGNORE" if keep_first else "INSERT OR REPLACE"
+        if self.keep_first:
+            sql = (
+                f"INSERT INTO {self.table} (key, value) VALUES (?, ?) ON CONFLICT(key) "
+                f"DO UPDATE SET value = excluded.value WHERE NOT json_valid({self.table}.value)"
+            )
+        else:
+            sql = f"INSERT OR REPLACE INTO {self.table} (key, value) VALUES (?, ?)"
         with self._lock:
             if self.read_only:
                 self._recorded.update(rows)
@@ -206,9 +216,7 @@ class JsonStore:
                 if conn is not None:
                     with conn:  # a transaction: BEGIN … COMMIT (ROLLBACK when it fails)
                         conn.execute("BEGIN")
-                        conn.executemany(
-                            f"{verb} INTO {self.table} (key, value) VALUES (?, ?)", rows
-                        )
+                        conn.executemany(sql, rows)
             except _WRITE_ERRORS as exc:
                 self._stop_writing(exc)
 

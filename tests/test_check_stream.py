@@ -146,7 +146,9 @@ def test_a_resumed_check_counts_the_stories_it_did_not_redo(tmp_path: Path) -> N
 
 @pytest.mark.prover
 @pytest.mark.parametrize("workers", [1, 2])
-def test_a_chunk_reads_the_cache_as_two_chunks_before_left_it(tmp_path: Path, workers: int) -> None:
+def test_a_chunk_reads_the_cache_as_it_was_before_the_chunk_ahead_of_it(
+    tmp_path: Path, workers: int
+) -> None:
     """The next chunk is planned before the one in flight is stored (the workers keep busy
     meanwhile), so twins in adjacent chunks both prove, and the third reads the first's
     verdicts: on any machine, at any speed."""

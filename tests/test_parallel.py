@@ -144,10 +144,10 @@ def test_a_view_up_to_a_row_does_not_see_what_is_written_after(tmp_path: Path) -
 
 def test_a_key_kept_first_stays_where_a_view_up_to_a_row_finds_it(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
-    driver = JsonStore(path, "verdicts")
-    driver.put_raw([("asked", "1")], keep_first=True)
+    driver = JsonStore(path, "verdicts", keep_first=True)
+    driver.put_raw([("asked", "1")])
     mark = driver.last_row()
-    driver.put_raw([("asked", "2"), ("other", "3")], keep_first=True)  # asked again meanwhile
+    driver.put_raw([("asked", "2"), ("other", "3")])  # asked again meanwhile
     view = worker_view(path, "verdicts", host=__import__("socket").gethostname(), upto=mark)
     assert view.get("asked") == 1 and view.get("other") is None
     assert driver.get("asked") == 1 and driver.last_row() == mark + 1

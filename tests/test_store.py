@@ -74,3 +74,21 @@ def test_a_damaged_entry_is_a_miss_and_is_dropped_so_later_runs_go_on(
     again.close()
     left = sqlite3.connect(path).execute("SELECT key FROM things ORDER BY key").fetchall()
     assert left == [("good",)]  # dropped: the next run stores it afresh
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe not UTF-8", b'{"cut off'])
+def test_a_keep_first_store_mends_a_damaged_entry_a_view_could_not_drop(
+    tmp_path: Path, damage: bytes
+) -> None:
+    path = tmp_path / "c.sqlite"
+    driver = JsonStore(path, "things", keep_first=True)
+    driver.put_many([("bad", 2), ("good", 1)])
+    driver.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE things SET value = CAST(? AS TEXT) WHERE key = 'bad'", (damage,))
+    view = JsonStore(path, "things", read_only=True)
+    assert view.get("bad") is None  # a miss; a view writes nothing, so the entry stays
+    view.close()
+    driver.put_raw([("bad", "3"), ("good", "4")])  # what the worker proved, stored by the driver
+    rows = sqlite3.connect(path).execute("SELECT rowid, key, value FROM things ORDER BY key")
+    assert rows.fetchall() == [(1, "bad", "3"), (2, "good", "1")]  # mended in place; kept first

@@ -66,7 +66,10 @@ class VerdictCache:
     """
 
     def __init__(self, path: Path | None, *, store: JsonStore | None = None) -> None:
-        self._store = store if store is not None else JsonStore(path, TABLE)
+        # a question keeps its first answer and its row: a streamed check plans a chunk while
+        # the one before it is still proving (`refinery.check.stream`), so both may ask a
+        # question, and a chunk planned later must find it where it found it then
+        self._store = store if store is not None else JsonStore(path, TABLE, keep_first=True)
         self.path = self._store.path
 
     @property
@@ -111,11 +114,8 @@ class VerdictCache:
         return self._store.recorded()
 
     def put_raw(self, entries: list[tuple[str, str]]) -> None:
-        """Store verdicts a worker recorded (already without ERROR verdicts). A question the
-        cache already answers keeps its first answer and its row: a streamed check plans a chunk
-        while the one before it is still proving (`refinery.check.stream`), so both may ask a
-        question, and a chunk planned later must find it where it found it then."""
-        self._store.put_raw(entries, keep_first=True)
+        """Store verdicts a worker recorded (already without ERROR verdicts)."""
+        self._store.put_raw(entries)
 
     def close(self) -> None:
         self._store.close()
