@@ -261,13 +261,20 @@ class TableWriter:
         columns = self.columns(list(row))
         if len(row) != len(columns) or any(c not in row for c in columns):
             raise ValueError(f"row {self.rows + 1} has columns {list(row)}, not {columns}")
-        kept = [row[c] for c in columns if c not in self._volatile]
-        self._digest.update(((", " if self.rows else "") + json.dumps(kept, default=str)).encode())
+        # one JSON text serves the digest (without the volatile columns) and the JSON lines
+        line = json.dumps(
+            {c: row[c] for c in columns if c not in self._volatile}, ensure_ascii=False
+        )
+        self._digest.update(f"{line}\n".encode())
+        volatile = {c: row[c] for c in columns if c in self._volatile}
+        if volatile:
+            rest = json.dumps(volatile, ensure_ascii=False)[1:]
+            line = "{" + rest if line == "{}" else f"{line[:-1]}, {rest}"
         for column in columns:
             if row[column] is not None:
                 self._kinds.setdefault(column, set()).add(_value_kind(row[column]))
         self._writer.writerow([_cell(row[c]) for c in columns])
-        self._lines.write(json.dumps({c: row[c] for c in columns}, ensure_ascii=False))
+        self._lines.write(line)
         self._lines.write("\n")
         self.rows += 1
 

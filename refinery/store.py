@@ -197,6 +197,8 @@ class JsonStore:
         A key the store already holds gets the new value as a new row (see `last_row`); in a
         `keep_first` store it keeps its value and its row, unless that value is no JSON (a
         damaged entry a worker's view met and could not drop is mended in place)."""
+        if self.path is None and not self.read_only:
+            return  # no store: the values are not even encoded (`put_many`'s are lazy)
         rows = list(entries)
         if self.keep_first:
             sql = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -342,3 +343,17 @@ def test_an_item_gives_its_formulas_and_sentences_by_address() -> None:
     assert set(item.sentences()) == set(item.formulas())
     changed = item.with_formulas({**item.formulas(), "premises[1]": "C(a)"})
     assert changed.premises_fol == ("A(a)", "C(a)") and changed.content_hash != item.content_hash
+
+
+def test_a_row_written_twice_writes_its_changes() -> None:
+    # `to_dict` keeps the JSON text of the verdicts and evidence it wrote; a copy with other
+    # verdicts must not reuse it, a copy with another label must
+    items = [make_item(1, ["A(a)"], "T(a)", "True")]
+    (row,) = Checker([entails_by_lookup({"T": True})], Budget()).check_story(items)
+    first = row.to_dict()
+    assert json.loads(first["verdicts"]) == row.verdicts
+    relabelled = row.replace(label_dataset="True").to_dict()
+    assert relabelled["verdicts"] is first["verdicts"] and relabelled["label_dataset"] == "True"
+    changed = row.replace(verdicts={"other": {}}, evidence_detail={"why": 1}).to_dict()
+    assert (changed["verdicts"], changed["evidence_detail"]) == ('{"other": {}}', '{"why": 1}')
+    assert row.replace(verdicts={"other": {}}) == row.replace(verdicts={"other": {}})

@@ -49,6 +49,19 @@ def test_parquet_and_csv_hold_every_row_and_column(tmp_path: Path) -> None:
     assert list(frame["n"]) == list(again["n"]) == [1, 2, 3]
 
 
+@pytest.mark.parametrize(
+    "volatile", [("cached",), ("id", "n", "seconds", "cached", "issues", "gold", "extra"), ("x",)]
+)
+def test_volatile_columns_are_written_like_the_others(
+    tmp_path: Path, volatile: tuple[str, ...]
+) -> None:
+    # a volatile column is left out of the rows' digest only, never out of the files
+    plain = write_table(ROWS, tmp_path / "plain", "verdicts")
+    marked = write_table(ROWS, tmp_path / "marked", "verdicts", volatile=volatile)
+    assert pq.read_table(marked.parquet).equals(pq.read_table(plain.parquet))
+    assert marked.csv.read_bytes() == plain.csv.read_bytes()
+
+
 def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
     parquet = write_table(ROWS[:1], tmp_path, "verdicts").parquet
     before = parquet.read_bytes()

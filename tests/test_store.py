@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,12 @@ def test_disabled_store_keeps_nothing() -> None:
     store = JsonStore(None)
     store.put("k", 1)
     assert store.get("k") is None
+
+    def entries() -> Iterator[tuple[str, int]]:
+        raise AssertionError("a store without a file encodes nothing")
+        yield "k", 1
+
+    store.put_many(entries())  # a run without a cache spends nothing on it
 
 
 def test_a_table_from_an_older_layout_is_rebuilt(tmp_path: Path) -> None:

@@ -62,9 +62,14 @@ class CheckRow:
     seconds: float
     verdicts: Mapping[str, Any] = field(default_factory=dict)
     evidence_detail: Mapping[str, Any] = field(default_factory=dict)
+    # `verdicts` and `evidence_detail` as JSON text, once `to_dict` has written them: a row is
+    # written twice (the row cache, then the table), and those two are most of its writing
+    _json: tuple[str, str] | None = field(default=None, compare=False, repr=False)
 
     def replace(self, **changes: Any) -> CheckRow:
         """A copy with `changes` (fields by name)."""
+        if "verdicts" in changes or "evidence_detail" in changes:
+            changes["_json"] = None
         return dataclasses.replace(self, **changes)
 
     def prover_labels(self) -> dict[str, str]:
@@ -122,8 +127,14 @@ class CheckRow:
         out["cached"] = self.cached
         out["prover_seconds"] = self.prover_seconds
         out["seconds"] = self.seconds
-        out["verdicts"] = json.dumps(self.verdicts, ensure_ascii=False)
-        out["evidence_detail"] = json.dumps(self.evidence_detail, ensure_ascii=False)
+        texts = self._json
+        if texts is None:
+            texts = (
+                json.dumps(self.verdicts, ensure_ascii=False),
+                json.dumps(self.evidence_detail, ensure_ascii=False),
+            )
+            object.__setattr__(self, "_json", texts)  # a cache of fields that do not change
+        out["verdicts"], out["evidence_detail"] = texts
         return out
 
     @classmethod

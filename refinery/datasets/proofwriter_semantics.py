@@ -30,7 +30,7 @@ from refinery.datasets.proofwriter import (
     Question,
     Rule,
     Theory,
-    parse_theory,
+    parse_raw,
     question_key,
 )
 from refinery.datasets.records import Item
@@ -128,7 +128,7 @@ def _labels_of_row(raw: str) -> dict[str, Label] | None:
     if '"triples"' not in raw or '"questions"' not in raw:
         return None  # not a ProofWriter theory row: skip the JSON parse
     try:
-        theory, questions = parse_theory(json.loads(raw))
+        theory, questions = parse_raw(raw)
     except (ProofWriterError, json.JSONDecodeError):
         return None
     return theory_labels(theory, [q for q in questions if isinstance(q, Question)])

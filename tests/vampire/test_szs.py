@@ -8,14 +8,17 @@ files are hand-written: E 2.x (`#` comments), Vampire, garbage and empty output.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refinery.prove.verdict import Status
 from vampire.backends import E_COMPLETE_FLAGS, E_FLAGS, EProver
 from vampire.run import run_on_file
-from vampire.szs import SZS_WORDS, parse_szs
+from vampire.szs import SZS_WORDS, _output_block, _status_lines, parse_szs
 
 GOLDEN_SZS = Path(__file__).resolve().parent.parent / "golden" / "szs"
 
@@ -194,6 +197,32 @@ def test_model_only_for_satisfiable_statuses() -> None:
     block = "% SZS output start Saturation\ncnf(a, plain, p).\n% SZS output end Saturation\n"
     assert parse_szs("% SZS status Satisfiable\n" + block).model == "cnf(a, plain, p).\n"
     assert parse_szs("% SZS status GaveUp\n" + block).model is None
+
+
+# The reading as one `^`-anchored scan of the whole output, which `parse_szs` replaced with a
+# search for the words first (faster): both must read every output alike.
+_WHOLE_STATUS = re.compile(r"^[%#]+[ \t]*SZS status[ \t]+(\w+)[^\n]*", re.MULTILINE)
+_WHOLE_BLOCK = re.compile(
+    r"^[%#]+[ \t]*SZS output start[ \t]+(\w+)[^\n]*\n(.*?)^[%#]+[ \t]*SZS output end\b",
+    re.MULTILINE | re.DOTALL,
+)
+_PIECES = [
+    "% SZS status Theorem", "# SZS status CounterSatisfiable for x", "%% SZS status ResourceOut",
+    "% SZS status Started", "%SZS status\tGaveUp", "x % SZS status Theorem", "% SZS statusTheorem",
+    "% SZS output start Saturation", "% SZS output start CNFRefutation for y",
+    "% SZS output end Saturation", "%SZS output endless", "  % SZS output end", "cnf(a, plain, p).",
+    "% SZS output start", "", "SZS status Theorem SZS output end", "%", " ",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12), st.sampled_from(["\n", " ", ""]))
+def test_reading_matches_one_anchored_scan(pieces: list[str], tail: str) -> None:
+    text = "\n".join(pieces) + tail
+    whole = [(m.group(1), m.group(0).strip()) for m in _WHOLE_STATUS.finditer(text)]
+    block = _WHOLE_BLOCK.search(text)
+    assert _status_lines(text) == whole
+    assert _output_block(text) == ((block.group(1), block.group(2)) if block else (None, None))
 
 
 @pytest.mark.prover
