@@ -178,7 +178,7 @@ class JsonStore:
         return int(last or 0)
 
     def put(self, key: str, value: Any) -> None:
-        self.put_raw([(key, json.dumps(value, ensure_ascii=False, default=str))])
+        self.put_many([(key, value)])
 
     def put_many(self, entries: Iterable[tuple[str, Any]]) -> None:
         """Store several values in one transaction (one commit instead of one per value)."""

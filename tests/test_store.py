@@ -31,6 +31,12 @@ def test_disabled_store_keeps_nothing() -> None:
 
     store.put_many(entries())  # a run without a cache spends nothing on it
 
+    class Unwritable:
+        def __str__(self) -> str:
+            raise AssertionError("a store without a file encodes nothing")
+
+    store.put("k", Unwritable())
+
 
 def test_a_table_from_an_older_layout_is_rebuilt(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"

@@ -141,8 +141,9 @@ class Z3Translator:
     ) -> z3.Ast:
         """`decl` applied to `args`, straight through Z3's C API: calling a `FuncDeclRef` casts
         each argument to its domain sort with a dozen Z3 calls, and here every argument is of
-        the one sort `U` already (Z3 still checks); measured, that halves a ProofWriter
-        question's translation. The caller wraps the result as its kind of expression."""
+        the one sort `U` already (Z3 still checks). Measured on ProofWriter's stories, a context
+        each: 60 µs a question's translation against 248 µs. The caller wraps the result as its
+        kind of expression."""
         terms = [self._term(a, env) for a in args]  # kept alive until Z3 holds the application
         array = (z3.Ast * len(terms))(*(t.as_ast() for t in terms))
         assert isinstance(decl, z3.FuncDeclRef)  # a symbol of arity > 0 (see `_decl`)

@@ -366,6 +366,26 @@ def test_dataset_labels_covers_proofwriter_items_only(tmp_path: Path) -> None:
     assert labels[pw[3].id] is Label.TRUE
 
 
+def test_loaded_theories_are_found_parsed_and_only_the_latest_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import refinery.datasets.proofwriter as pw
+
+    monkeypatch.setattr(pw, "RECENT_THEORIES", 2)
+    rows = [{**CONTRAPOSITION, "id": f"T{n}"} for n in range(3)]
+    items = load(write(tmp_path / "meta-test.jsonl", rows)).items
+    first, last = items[0], items[-1]
+    assert len(pw._recent) == 2 and first.raw not in pw._recent
+    labels = dataset_labels(items)
+    assert [labels[it.id] for it in items if it.story_id == "T0"] == [
+        labels[it.id] for it in items if it.story_id == "T2"
+    ]  # a theory no longer kept is parsed again, to the same labels
+    monkeypatch.setattr(pw.json, "loads", None)  # a kept theory is not decoded again
+    assert pw.parse_raw(last.raw)[0].id == "T2"
+    with pytest.raises(TypeError):
+        pw.parse_raw(first.raw)
+
+
 # --- the check stage: two semantics, two verdicts --------------------------------------------
 
 
