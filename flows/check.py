@@ -1,23 +1,25 @@
 """The check flow: `refinery check --task-runner dask|ray|…` runs here, batches on a cluster.
 
-Loads every source, then the check stage of flows.cluster (the driver answers unchanged stories
-from its caches and stores every batch's results); returns the rows, which the command writes
-exactly as a local run does. A local check needs no flow (refinery.cli.check).
+Reads its sources a row at a time and checks them a chunk at a time on the cluster
+(flows.cluster.check_on_cluster: the driver answers unchanged stories from its caches and
+stores every batch's results); returns the rows, which the command writes exactly as a local
+run does. A local check needs no flow (refinery.cli.check).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from prefect import flow
+from prefect import flow, get_run_logger
 
 from flows.cluster import check_on_cluster
 from refinery.check import CheckRow
-from refinery.datasets.records import Item
+from refinery.datasets import Stream, readable, stream_any
+from refinery.datasets.records import Item, LoadError
 from refinery.parallel import parse_task_runner
 from refinery.prove.verdict import Budget
 from tasks.batches import Cargo
-from tasks.refine import load_items
 
 
 @flow(name="check", log_prints=True)
@@ -34,12 +36,30 @@ def check_flow(
     """Check every item of the sources on the cluster `task_runner` names; rows in input order
     (in a `Cargo`: Prefect would walk every row of a returned list).
 
-    `evidence=False` decides labels only (`refinery check --no-evidence`).
+    `evidence=False` decides labels only (`refinery check --no-evidence`). Each unreadable row
+    is a warning in the run's log; a source without a readable row fails the run (`DataError`).
     """
-    items: list[Item] = []
-    for source in sources:
-        items += load_items(source).items
+    streams = [(source, stream_any(source)) for source in sources]
     budget = Budget(seconds=budget_seconds, rlimit=rlimit)
-    spec = parse_task_runner(task_runner)
-    cache_path = Path(cache) if cache else None
-    return Cargo(check_on_cluster(items, provers, budget, cache_path, spec, workers, evidence))
+    rows = check_on_cluster(
+        _items(streams),
+        provers,
+        budget,
+        Path(cache) if cache else None,
+        parse_task_runner(task_runner),
+        workers,
+        evidence,
+        dataset_column=any(found.semantics for _, found in streams),
+    )
+    return Cargo(rows)
+
+
+def _items(streams: list[tuple[str, Stream]]) -> Iterator[Item]:
+    """Every readable item of the sources, in order (`readable`)."""
+    logger = get_run_logger()
+
+    def say(error: LoadError) -> None:
+        logger.warning(f"skipped row: {error}")
+
+    for source, found in streams:
+        yield from readable(source, found.entries, say)

@@ -1,12 +1,14 @@
 """Check and repair stages on a Dask or Ray cluster: the task runner, batches, the shared API.
 
-A stage runs its driver steps here, in the flow's process (`plan-*`: the caches answer what they
-can; `finish-*`), and maps story batches on a `prefect-dask` / `prefect-ray` task runner that
-lives as long as the stage. Batch size adapts to the cluster: `refinery.parallel.story_batches`
-makes about four batches per worker thread (more for big runs). Results are stored by the driver
-as each batch completes. A fully cached stage starts no cluster. The driver's tasks take the
-run's items, rows and plans `quote`d: Prefect would otherwise walk every one of them for
-futures, seconds on a large input.
+A stage runs its driver steps here, in the flow's process (the caches answer what they can; the
+driver stores every result), and maps story batches on a `prefect-dask` / `prefect-ray` task
+runner that lives as long as the stage. Batch size adapts to the cluster:
+`refinery.parallel.story_batches` makes about four batches per worker thread for a repair, two
+for a check (more for big runs). Results are stored by the driver as each batch completes. A
+fully cached stage starts no cluster. The check stage streams (`check_on_cluster`: a chunk is
+read, planned and sent while the cluster checks the one before); the repair stage's driver tasks
+(`plan-repair`, `finish-repair`) take the run's items, rows and plans `quote`d: Prefect would
+otherwise walk every one of them for futures, seconds on a large input.
 
 Workers report their task runs to the flow's Prefect API. Without `PREFECT_API_URL` the flow
 runs on Prefect's temporary server; its address is handed to the workers (`api_for_workers`), so
@@ -17,8 +19,8 @@ the batches show under the flow run. Workers on other machines need a server the
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,7 +28,8 @@ from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_se
 from prefect.task_runners import TaskRunner
 from prefect.tasks import Task
 
-from refinery.check import CheckRow
+from refinery.check import CheckBatch, CheckJob, CheckRow, check_stream
+from refinery.check.stream import CHUNK_ITEMS
 from refinery.datasets.records import Item
 from refinery.outcomes import Outcome
 from refinery.parallel import TaskRunnerSpec, story_batches
@@ -36,13 +39,12 @@ from tasks.batches import (
     LLM_TAG,
     Cargo,
     check_batch_task,
-    finish_check_task,
     finish_repair_task,
-    plan_check_task,
     plan_repair_task,
     repair_batch_task,
     unwalked,
 )
+from vampire.registry import build_provers
 
 R = TypeVar("R")
 
@@ -158,40 +160,95 @@ def cluster(spec: TaskRunnerSpec, workers: int) -> Iterator[tuple[TaskRunner[Any
 
 
 def map_batches(
-    runner: TaskRunner[Any], task: Task[..., R], batches: Sequence[Any], job: Any
+    runner: TaskRunner[Any], task: Task[..., R], batches: Sequence[Any], job: Any, first: int = 0
 ) -> Iterator[R]:
-    """Submit every batch, then yield their results in order (a failure raises).
+    """Submit every batch now (numbered from `first`); their results in order as asked (a
+    failure raises).
 
     In order, not as completed: waiting on each future rides out a lost worker, whose batch the
     scheduler runs again, where completion callbacks can miss the re-run.
     """
     futures = [
-        runner.submit(task, {"index": i, "stories": Cargo(batch), "job": job})
+        runner.submit(task, {"index": first + i, "stories": Cargo(batch), "job": job})
         for i, batch in enumerate(batches)
     ]
-    for future in futures:
-        yield future.result()
+    return (future.result() for future in futures)
+
+
+class ClusterDispatch:
+    """Check batches on the cluster `spec` names, started at the first stories to check: a run
+    the caches answer whole starts none. A `refinery.check.stream.Dispatch`; use it in `with`.
+    """
+
+    def __init__(self, spec: TaskRunnerSpec, workers: int) -> None:
+        self.spec, self.workers = spec, workers
+        self._stack = ExitStack()
+        self._runner: TaskRunner[Any] | None = None
+        self._slots = 1
+        self._submitted = 0
+
+    def __enter__(self) -> ClusterDispatch:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.__exit__(*exc)
+
+    def __call__(self, stories: list[list[Item]], job: CheckJob) -> Iterator[CheckBatch]:
+        if not stories:
+            return iter(())
+        if self._runner is None:
+            self._runner, self._slots = self._stack.enter_context(cluster(self.spec, self.workers))
+        # each batch costs a Prefect task run on its worker (a client, a run record, about
+        # 0.2 s): two a slot, not four, as a check's stories weigh about alike; a chunk ends
+        # after a story, so a little over `chunk_items` still makes two a slot
+        batches = story_batches(stories, self._slots, per_slot=2, max_items=BATCH_ITEMS * 5 // 4)
+        first, self._submitted = self._submitted, self._submitted + len(batches)
+        return map_batches(self._runner, check_batch_task, batches, job, first)
+
+
+#: Items in a cluster check's batch: a few seconds of a worker's time, a result of some 15 MB.
+BATCH_ITEMS = 2000
+
+
+def chunk_items(workers: int) -> int:
+    """Items a cluster check plans at a time: two batches a worker, `CHUNK_ITEMS` at least
+    (`--workers` sizes the chunks of a cluster named by its address too)."""
+    return max(CHUNK_ITEMS, 2 * BATCH_ITEMS * workers)
 
 
 def check_on_cluster(
-    items: list[Item],
+    items: Iterable[Item],
     provers: list[str],
     budget: Budget,
     cache: Path | None,
     spec: TaskRunnerSpec,
     workers: int,
     evidence: bool = True,
+    *,
+    chunk: int | None = None,
+    dataset_column: bool = False,
 ) -> list[CheckRow]:
-    """The check stage with its batches on the cluster `spec` names (`workers`: a new one's size)."""
-    plan = plan_check_task(unwalked(items), provers, budget, cache, evidence)
-    if plan.pending:
-        with cluster(spec, workers) as (runner, n):
-            # each batch costs a Prefect task run on its worker (a client, a run record, about
-            # 0.4 s): two a slot, not four, as a check's stories weigh about alike
-            batches = story_batches(plan.pending, n, per_slot=2)
-            for result in map_batches(runner, check_batch_task, batches, plan.job):
-                plan.add(result)
-    return finish_check_task(unwalked(plan))
+    """The check stage with its batches on the cluster `spec` names (`workers`: a new one's size).
+
+    Streamed as `refinery check` streams (`refinery.check.stream`): a chunk's batches go out as
+    soon as it is read and planned, and the driver stores one chunk while the cluster checks the
+    next. `chunk`: items a chunk (`chunk_items` by default; refine checks its items as one, as
+    `check_items` does); `dataset_column` is `check_stream`'s.
+    """
+    with ClusterDispatch(spec, workers) as dispatch:
+        return list(
+            check_stream(
+                items,
+                prover_factory=build_provers,
+                prover_names=provers,
+                budget=budget,
+                cache_path=cache,
+                evidence=evidence,
+                dataset_column=dataset_column,
+                chunk_items=chunk or chunk_items(workers),
+                dispatch=dispatch,
+            )
+        )
 
 
 def repair_on_cluster(

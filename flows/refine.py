@@ -64,7 +64,9 @@ class TaskSteps:
         spec = settings.runner()  # local: one task over this machine's pool
         provers, budget, cache = list(settings.provers), settings.budget(), settings.cache_path()
         if spec.distributed:
-            return check_on_cluster(items, provers, budget, cache, spec, settings.workers)
+            # every story whole, in one chunk, as the local check (`check_items`)
+            workers, whole = settings.workers, max(1, len(items))
+            return check_on_cluster(items, provers, budget, cache, spec, workers, chunk=whole)
         return check_task(unwalked(items), provers, budget, settings.workers, cache)
 
     def repair(

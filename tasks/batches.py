@@ -1,7 +1,8 @@
 """Tasks of a cluster run: the driver's cache-first steps, and story batches for the workers.
 
-`plan-*` and `finish-*` run in the flow's process (the driver): they read the caches before any
-batch is submitted and write every result after, so SQLite is written by one process only.
+`plan-repair` and `finish-repair` run in the flow's process (the driver): they read the caches
+before any batch is submitted and write every result after, so SQLite is written by one process
+only (a cluster check's driver does the same, streamed: `flows.cluster.check_on_cluster`).
 `check-batch` / `repair-batch` are mapped on the cluster's task runner and write no cache. A
 batch that fails because its worker lacks a prover says which worker it was. Prefect retries a
 batch only on an operating-system error (a fork or a file limit on a busy worker); a lost
@@ -24,7 +25,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from refinery.check import CheckBatch, CheckJob, CheckPlan, CheckRow, check_batch, plan_check
+from refinery.check import CheckBatch, CheckJob, CheckRow, check_batch
 from refinery.datasets.records import Item
 from refinery.errors import ProverUnavailable
 from refinery.outcomes import Outcome
@@ -121,19 +122,6 @@ def llm_slot() -> AbstractContextManager[None]:
     return concurrency(LLM_LIMIT, occupy=1, strict=True)
 
 
-@task(name="plan-check", cache_policy=NO_CACHE)
-def plan_check_task(
-    items: list[Item],
-    provers: list[str],
-    budget: Budget,
-    cache: Path | None,
-    evidence: bool = True,
-) -> CheckPlan:
-    """Unchanged stories from the row cache; the rest to check (with evidence unless told not)."""
-    return plan_check(items, prover_factory=build_provers, prover_names=provers, budget=budget,
-                      cache_path=cache, evidence=evidence)  # fmt: skip
-
-
 @task(
     name="check-batch",
     task_run_name="check-batch-{index}",
@@ -148,12 +136,6 @@ def check_batch_task(
     """Check a batch of whole stories on a worker."""
     with named_worker():
         return check_batch(stories.value, job)
-
-
-@task(name="finish-check", cache_policy=NO_CACHE)
-def finish_check_task(plan: CheckPlan) -> list[CheckRow]:
-    """Every check row in input order (the batches' results were stored as they came)."""
-    return plan.finish()
 
 
 @task(name="plan-repair", cache_policy=NO_CACHE)

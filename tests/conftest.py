@@ -62,6 +62,20 @@ def shared_data() -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def slice_of_proofwriter(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 30 theories of ProofWriter's meta-test, with one malformed row among them (the
+    eighth line); skips the test when meta-test is absent."""
+    source = shared_data / "proofwriter" / "meta-test.jsonl"
+    if not source.is_file():
+        pytest.skip(f"ProofWriter meta-test not found at {source}")
+    lines = source.read_text(encoding="utf-8").splitlines()[:30]
+    lines.insert(7, '{"id": "broken"')
+    path = tmp_path_factory.mktemp("pw") / "meta-test.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 @pytest.fixture(autouse=True)
 def _isolated_state(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -42,19 +42,6 @@ def _comparable(row: dict[str, Any]) -> dict[str, Any]:
     return {**out, "verdicts": verdicts}
 
 
-@pytest.fixture(scope="module")
-def slice_of_proofwriter(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The first 30 theories of ProofWriter's meta-test, with one malformed row among them."""
-    source = shared_data / "proofwriter" / "meta-test.jsonl"
-    if not source.is_file():
-        pytest.skip(f"ProofWriter meta-test not found at {source}")
-    lines = source.read_text(encoding="utf-8").splitlines()[:30]
-    lines.insert(7, '{"id": "broken"')
-    path = tmp_path_factory.mktemp("pw") / "meta-test.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 @pytest.mark.prover
 @pytest.mark.data
 def test_a_streamed_check_gives_the_rows_of_a_whole_one(
@@ -182,6 +169,30 @@ def test_the_next_chunk_is_planned_before_a_chunk_is_taken_in(
     next(rows)
     assert len(planned) == 2  # the first row comes out with the second chunk already planned
     assert len(list(rows)) == 2 and len(planned) == 3
+
+
+def test_a_dispatch_gets_each_chunk_s_stories_before_the_chunk_ahead_is_taken_in() -> None:
+    from refinery.check.batches import check_batch
+
+    events: list[str] = []
+
+    def results(stories: list[list[Item]], job: Any) -> Any:
+        for story in stories:  # run here, lazily, as a cluster's results are awaited
+            events.append("taken " + story[0].story_id)
+            yield check_batch([story], job)
+
+    def dispatch(stories: list[list[Item]], job: Any) -> Any:
+        events.append("sent " + ",".join(it.story_id for story in stories for it in story))
+        return results(stories, job)
+
+    rows = check_stream(
+        [_twin(name) for name in "abc"], prover_factory=lambda names: [], prover_names=[],
+        budget=Budget(), workers=2, chunk_items=1, dispatch=dispatch,
+    )  # fmt: skip
+    assert [r.story_id for r in rows] == ["a", "b", "c"]
+    # every story went to the dispatch (none to a pool), each sent before the one ahead of it
+    # was taken in
+    assert events == ["sent a", "sent b", "taken a", "sent c", "taken b", "taken c"]
 
 
 def _mark(folder: Path, stories: list[int]) -> int:

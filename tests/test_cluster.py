@@ -173,6 +173,30 @@ def test_check_and_refine_on_dask_equal_local_on_folio_validation(
     assert _refine(folio, tmp_path / "rd", dask_address) == _refine(folio, tmp_path / "rl", "local")
 
 
+@pytest.mark.data
+@pytest.mark.prover
+def test_a_cluster_check_streams_its_chunks_and_equals_local(
+    dask_address: str, slice_of_proofwriter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import flows.cluster
+
+    sent: list[int] = []
+    real = flows.cluster.ClusterDispatch.__call__
+
+    def counted(self: Any, stories: Any, job: Any) -> Any:
+        sent.append(sum(len(story) for story in stories))
+        return real(self, stories, job)
+
+    # chunks of 20 questions, so the run's few theories take several
+    monkeypatch.setattr(flows.cluster, "chunk_items", lambda workers: 20)
+    monkeypatch.setattr(flows.cluster.ClusterDispatch, "__call__", counted)
+    dask = _check(slice_of_proofwriter, tmp_path / "d", tmp_path / "ds", dask_address)
+    local = _check(slice_of_proofwriter, tmp_path / "l", tmp_path / "ls", "local")
+    pd.testing.assert_frame_equal(dask, local)
+    assert len(sent) >= 3 and sum(sent) == len(local)
+    assert (local["label_dataset"] != "").all()  # ProofWriter's own semantics, in every chunk
+
+
 @pytest.mark.slow
 @pytest.mark.data
 @pytest.mark.prover

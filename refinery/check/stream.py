@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
-from refinery.check.batches import CheckBatch, CheckPlan, check_batch, plan_check
+from refinery.check.batches import CheckBatch, CheckJob, CheckPlan, check_batch, plan_check
 from refinery.check.row import CheckRow
 from refinery.check.stage import ProverFactory
 from refinery.datasets.records import Item
@@ -33,6 +33,10 @@ from refinery.prove.verdict import Budget
 
 #: Items per chunk: enough stories to keep every worker busy, few enough rows to hold.
 CHUNK_ITEMS = 4000
+
+#: How a chunk's stories to check reach the workers: handed over at once, their batches' results
+#: as they come. This machine's pool by default; a cluster's task runner in `flows.cluster`.
+Dispatch = Callable[[list[list[Item]], CheckJob], Iterator[CheckBatch]]
 
 
 def chunks(items: Iterable[Item], size: int = CHUNK_ITEMS) -> Iterator[list[Item]]:
@@ -70,10 +74,12 @@ def check_stream(
     dataset_column: bool = False,
     chunk_items: int = CHUNK_ITEMS,
     on_cached: Callable[[int], None] | None = None,
+    dispatch: Dispatch | None = None,
 ) -> Iterator[CheckRow]:
     """Every item's `CheckRow`, in input order, a chunk at a time (see the module docstring).
 
-    The parameters are `check_items`'; `dataset_column` gives every row a `label_dataset`
+    The parameters are `check_items`'; `dispatch` replaces this machine's pool of `workers`
+    (a cluster's, `flows.cluster`); `dataset_column` gives every row a `label_dataset`
     (empty for an item whose dataset has no semantics of its own), as `check_items` does when
     some item of the input has one: a streamed table's columns are fixed by its first row;
     `on_cached` is called with the items each chunk answers from the row cache (see
@@ -81,6 +87,7 @@ def check_stream(
     """
     in_flight: tuple[CheckPlan, Iterator[CheckBatch]] | None = None
     with StoryPool(workers) as pool:
+        start = dispatch or partial(_on_pool, pool)
         for chunk in chunks(items, chunk_items):
             plan = plan_check(
                 chunk,
@@ -94,12 +101,17 @@ def check_stream(
             )
             # started before the chunk in flight is taken in, so the workers have stories
             # while this process stores and writes that chunk's rows
-            started = pool.start(plan.pending, partial(check_batch, job=plan.job))
+            started = start(plan.pending, plan.job)
             if in_flight is not None:
                 yield from _taken_in(*in_flight, dataset_column)
             in_flight = plan, started
         if in_flight is not None:
             yield from _taken_in(*in_flight, dataset_column)
+
+
+def _on_pool(pool: StoryPool, stories: list[list[Item]], job: CheckJob) -> Iterator[CheckBatch]:
+    """`Dispatch` to this machine's pool: a story per task, results in completion order."""
+    return pool.start(stories, partial(check_batch, job=job))
 
 
 def _taken_in(

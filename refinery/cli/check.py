@@ -197,27 +197,18 @@ def _check_here(
 
 
 def _items(source: str, found: Iterator[Any], console: Any) -> Iterator[Item]:
-    """A source's items; each unreadable row is said on the console as it is met, and a source
-    in which no row could be read is refused (`DataError`) as `load_any` refuses it."""
+    """A source's items (`readable`); each unreadable row is said on the console as it is met."""
     from rich.markup import escape
 
-    from refinery.datasets.records import LoadError, no_items_reason
-    from refinery.errors import DataError
+    from refinery.datasets import readable
     from refinery.outputs import visible
 
-    items, errors, first = 0, 0, None
-    for entry in found:
-        if isinstance(entry, LoadError):
-            errors += 1
-            first = first or entry
-            # the reason may quote the row: shown, never interpreted (markup or escapes)
-            where = escape(visible(f"{entry.source}:{entry.line}: skipped row: {entry.reason}"))
-            console.print(f"[yellow]{where}[/]")
-            continue
-        items += 1
-        yield entry
-    if not items:
-        raise DataError(f"{source}: {no_items_reason([first] if first else [], errors)}")
+    def say(entry: Any) -> None:
+        # the reason may quote the row: shown, never interpreted (markup or escapes)
+        where = escape(visible(f"{entry.source}:{entry.line}: skipped row: {entry.reason}"))
+        console.print(f"[yellow]{where}[/]")
+
+    return readable(source, found, say)
 
 
 def _print_summary(counts: Tally, wall: float, console: Any) -> None:

@@ -15,7 +15,7 @@ package stays cheap.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,6 +99,27 @@ def stream_any(
         return Stream(found, True, proofwriter.count_questions(path))
     result = folio.load(source, dataset=dataset, split=split)
     return Stream(iter((*result.errors, *result.items)), False, len(result.items))
+
+
+def readable(
+    source: str | Path, entries: Iterable[Item | LoadError], say: Callable[[LoadError], None]
+) -> Iterator[Item]:
+    """A stream's items (`Stream.entries`); each unreadable row goes to `say` as it is met, and
+    a source in which no row could be read is refused (`DataError`) as `load_any` refuses it."""
+    from refinery.datasets.records import no_items_reason
+    from refinery.errors import DataError
+
+    items, errors, first = 0, 0, None
+    for entry in entries:
+        if isinstance(entry, LoadError):
+            errors += 1
+            first = first or entry
+            say(entry)
+            continue
+        items += 1
+        yield entry
+    if not items:
+        raise DataError(f"{source}: {no_items_reason([first] if first else [], errors)}")
 
 
 def dataset_labels(items: Iterable[Item]) -> dict[str, Label]:
