@@ -191,6 +191,12 @@ class JsonStore:
         with self._lock:
             return list(self._recorded.items())
 
+    def take_recorded(self) -> list[tuple[str, str]]:
+        """`recorded()`, then forgotten: what is read next comes from the file alone."""
+        with self._lock:
+            taken, self._recorded = list(self._recorded.items()), {}
+        return taken
+
     def put_raw(self, entries: Iterable[tuple[str, str]]) -> None:
         """Store (key, JSON text) pairs in one transaction; a read-only store keeps them in memory.
 

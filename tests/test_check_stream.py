@@ -112,6 +112,22 @@ def test_stories_that_ask_the_same_questions_are_proved_alike(tmp_path: Path) ->
 
 
 @pytest.mark.prover
+def test_twins_in_one_batch_are_proved_as_if_each_were_alone(tmp_path: Path) -> None:
+    """A cluster batch holds many stories; a story must not read its twin's fresh verdicts, or
+    the run's rows (cached, prover time) would depend on how the stories were batched."""
+    from refinery.check.batches import CheckJob, check_batch
+    from vampire.registry import build_provers
+
+    job = CheckJob(build_provers, ("z3",), Budget(), tmp_path / "verdicts.sqlite")
+    batch = check_batch([[_twin("a")], [_twin("b")]], job)
+    assert [r.cached for r in batch.rows] == [False, False]
+    assert [r.label for r in batch.rows] == ["True", "True"]
+    # each story's verdicts go back to the driver, the twin's as well (the driver keeps the first)
+    keys = [key for key, _ in batch.verdicts]
+    assert len(keys) == 2 * len(set(keys)) > 0
+
+
+@pytest.mark.prover
 def test_a_resumed_check_counts_the_stories_it_did_not_redo(tmp_path: Path) -> None:
     """A run stopped after some chunks resumes from the row cache; `on_cached` counts what the
     second run answered from it (the progress bar shows it), `on_progress` every item."""

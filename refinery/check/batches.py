@@ -73,14 +73,23 @@ def worker_provers(factory: ProverFactory, names: tuple[str, ...], thread: int) 
 
 
 def check_batch(stories: Sequence[Sequence[Item]], job: CheckJob) -> CheckBatch:
-    """Check whole stories on a worker; never writes a cache (see `CheckJob`)."""
+    """Check whole stories on a worker; never writes a cache (see `CheckJob`).
+
+    A story reads the cache as planned and its own new verdicts, not those of the stories
+    before it in the batch: it is checked as it would be alone, so twin stories (two theories
+    that ask the same questions) come out alike, and the same whichever batches hold them.
+    """
     view = worker_view(job.cache_path, VERDICT_TABLE, job.host, job.cache_upto)
     cache = VerdictCache(None, store=view)
     provers = worker_provers(job.prover_factory, job.prover_names, threading.get_ident())
     checker = Checker(provers, job.budget, cache, job.evidence)
-    rows = [row for story in stories for row in checker.check_story(story)]
+    rows: list[CheckRow] = []
+    verdicts: list[tuple[str, str]] = []
+    for story in stories:
+        rows += checker.check_story(story)
+        verdicts += cache.take_recorded()
     cache.close()
-    return CheckBatch(rows, cache.recorded())
+    return CheckBatch(rows, verdicts)
 
 
 @dataclass

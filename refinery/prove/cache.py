@@ -113,6 +113,10 @@ class VerdictCache:
         """New verdicts of a read-only view, as (key, JSON text) for the driver's `put_raw`."""
         return self._store.recorded()
 
+    def take_recorded(self) -> list[tuple[str, str]]:
+        """`recorded()`, then forgotten by this view (`JsonStore.take_recorded`)."""
+        return self._store.take_recorded()
+
     def put_raw(self, entries: list[tuple[str, str]]) -> None:
         """Store verdicts a worker recorded (already without ERROR verdicts)."""
         self._store.put_raw(entries)
