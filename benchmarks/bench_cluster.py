@@ -117,8 +117,10 @@ def check(source: Path, runner: str, work: Path) -> dict[str, object]:
     done = subprocess.run(argv, env={**ENV, "REFINERY_STATE_DIR": str(state)},
                           capture_output=True, text=True)  # fmt: skip
     wall = time.perf_counter() - started
-    if done.returncode not in (0, 1):  # 1: a quality gate failed, the table is written
-        raise SystemExit(f"refinery check on {runner} failed:\n{done.stderr[-3000:]}")
+    if done.returncode not in (0, 1) or not done.stdout.strip():  # 1: a gate failed
+        raise SystemExit(
+            f"refinery check on {runner} failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
+        )
     summary = json.loads(done.stdout)
     labels = labels_of_csv(out / "verdicts.csv")
     shutil.rmtree(state)
