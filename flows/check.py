@@ -8,15 +8,13 @@ run does. A local check needs no flow (refinery.cli.check).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 from prefect import flow, get_run_logger
 
 from flows.cluster import check_on_cluster
 from refinery.check import CheckRow
-from refinery.datasets import Stream, readable, stream_any
-from refinery.datasets.records import Item, LoadError
+from refinery.datasets import stream_sources
 from refinery.parallel import parse_task_runner
 from refinery.prove.verdict import Budget
 from tasks.batches import Cargo
@@ -39,27 +37,17 @@ def check_flow(
     `evidence=False` decides labels only (`refinery check --no-evidence`). Each unreadable row
     is a warning in the run's log; a source without a readable row fails the run (`DataError`).
     """
-    streams = [(source, stream_any(source)) for source in sources]
+    logger = get_run_logger()
+    found = stream_sources(sources, lambda error: logger.warning(f"skipped row: {error}"))
     budget = Budget(seconds=budget_seconds, rlimit=rlimit)
     rows = check_on_cluster(
-        _items(streams),
+        found.items,
         provers,
         budget,
         Path(cache) if cache else None,
         parse_task_runner(task_runner),
         workers,
         evidence,
-        dataset_column=any(found.semantics for _, found in streams),
+        dataset_column=found.semantics,
     )
     return Cargo(rows)
-
-
-def _items(streams: list[tuple[str, Stream]]) -> Iterator[Item]:
-    """Every readable item of the sources, in order (`readable`)."""
-    logger = get_run_logger()
-
-    def say(error: LoadError) -> None:
-        logger.warning(f"skipped row: {error}")
-
-    for source, found in streams:
-        yield from readable(source, found.entries, say)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -473,3 +474,22 @@ def test_an_llm_that_conjoins_the_conclusion_onto_a_premise_is_refused(checker: 
     ]
     assert tried["accepted"] is False
     assert tried["why"] == "adds Read to premises[1], which no word of its sentence names"
+
+
+def test_twins_in_one_repair_batch_are_proved_as_if_each_were_alone(tmp_path: Path) -> None:
+    """Two stories that ask the same questions (twins) in one cluster batch: the second must
+    not read the first's fresh verdicts, or its outcome would depend on how stories were
+    batched (a story alone on the local pool proves them)."""
+    from refinery.check.batches import CheckJob, check_batch
+    from refinery.repair.batches import RepairJob, repair_batch
+
+    premises = ["∀x (Cat(x) → Purr(x))", "Cat(tom)"]
+    twins = [make_item(1, premises, "Purrs(tom)", "True", story_id=s) for s in (1, 2)]
+    rows = check_batch([[it] for it in twins], CheckJob(build_provers, ("z3",), Budget())).rows
+    job = RepairJob(build_provers, ("z3",), Budget(), RepairConfig(agents=("rules",)),
+                    tmp_path / "verdicts.sqlite")  # fmt: skip
+    alone = repair_batch([[(twins[0], rows[0], None)]], job)
+    both = repair_batch([[(it, row, None)] for it, row in zip(twins, rows, strict=True)], job)
+    assert len(alone.verdicts) > 0  # the refiner proved its candidate edits
+    assert len(both.verdicts) == 2 * len(alone.verdicts)
+    assert both.outcomes[0]["status"] == both.outcomes[1]["status"] == alone.outcomes[0]["status"]

@@ -10,6 +10,7 @@ import itertools
 import json
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,6 @@ from refinery.cli.options import (
 if TYPE_CHECKING:
     from refinery.check.row import CheckRow
     from refinery.check.summary import Tally
-    from refinery.datasets.records import Item
 
 
 def _categories() -> tuple[str, ...]:
@@ -171,44 +171,38 @@ def _check_here(
 ) -> Iterator[CheckRow]:
     """Check on this machine's pool, with a progress bar, a chunk at a time; no Prefect."""
     from refinery.check.stream import check_stream
-    from refinery.datasets import stream_any
+    from refinery.datasets import stream_sources
     from refinery.progress import terminal, when_first
     from refinery.prove.verdict import Budget
     from vampire.registry import build_provers
 
-    streams = [(source, stream_any(source)) for source in args.sources]
-    items = (item for source, found in streams for item in _items(source, found.entries, console))
+    found = stream_sources(args.sources, partial(_say_skipped, console))
     budget = Budget(seconds=args.budget, rlimit=args.rlimit or None)
-    expected = sum(s.expected for _, s in streams)
     with terminal(console, enabled=not args.quiet) as stage:
         yield from check_stream(
-            items,
+            found.items,
             prover_factory=build_provers,
             prover_names=names,
             budget=budget,
             workers=args.workers,
             cache_path=cache,
-            on_progress=stage(f"checking with {', '.join(names)}", expected),
+            on_progress=stage(f"checking with {', '.join(names)}", found.expected),
             evidence=not args.no_evidence,
-            dataset_column=any(s.semantics for _, s in streams),
+            dataset_column=found.semantics,
             # a resumed run (or a re-run) says how much it did not redo
-            on_cached=when_first(stage, "of which from the cache (not redone)", expected),
+            on_cached=when_first(stage, "of which from the cache (not redone)", found.expected),
         )
 
 
-def _items(source: str, found: Iterator[Any], console: Any) -> Iterator[Item]:
-    """A source's items (`readable`); each unreadable row is said on the console as it is met."""
+def _say_skipped(console: Any, entry: Any) -> None:
+    """An unreadable row on the console, as it is met."""
     from rich.markup import escape
 
-    from refinery.datasets import readable
     from refinery.outputs import visible
 
-    def say(entry: Any) -> None:
-        # the reason may quote the row: shown, never interpreted (markup or escapes)
-        where = escape(visible(f"{entry.source}:{entry.line}: skipped row: {entry.reason}"))
-        console.print(f"[yellow]{where}[/]")
-
-    return readable(source, found, say)
+    # the reason may quote the row: shown, never interpreted (markup or escapes)
+    where = escape(visible(f"{entry.source}:{entry.line}: skipped row: {entry.reason}"))
+    console.print(f"[yellow]{where}[/]")
 
 
 def _print_summary(counts: Tally, wall: float, console: Any) -> None:

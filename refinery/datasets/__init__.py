@@ -7,7 +7,8 @@ generates its FOL, and `proofwriter_semantics` is that dataset's own forward-cha
 A malformed row becomes a `LoadError`; only an input that cannot be read at all raises
 `DataError`.
 
-`load_any` picks the loader for a source and `dataset_labels` gives the labels of the datasets
+`load_any` picks the loader for a source (`stream_any` reads it an item at a time,
+`stream_sources` several as one) and `dataset_labels` gives the labels of the datasets
 that define their own reasoning semantics. Both import the loaders lazily, so importing this
 package stays cheap.
 """
@@ -15,7 +16,7 @@ package stays cheap.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +121,25 @@ def readable(
         yield entry
     if not items:
         raise DataError(f"{source}: {no_items_reason([first] if first else [], errors)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Several sources read one after the other (`stream_sources`): their readable `items`,
+    whether any has a semantics of its own, and how many items they hold together (`Stream`)."""
+
+    items: Iterator[Item]
+    semantics: bool
+    expected: int
+
+
+def stream_sources(sources: Sequence[str], say: Callable[[LoadError], None]) -> Sources:
+    """`stream_any` of each source, as one: every readable item (`readable`, each unreadable
+    row to `say` as it is met; a source without one is refused, `DataError`)."""
+    streams = [(source, stream_any(source)) for source in sources]
+    items = (item for source, found in streams for item in readable(source, found.entries, say))
+    semantics = any(found.semantics for _, found in streams)
+    return Sources(items, semantics, sum(found.expected for _, found in streams))
 
 
 def dataset_labels(items: Iterable[Item]) -> dict[str, Label]:

@@ -62,7 +62,7 @@ class VerdictCache:
     """Verdicts by `problem_key`; `path=None` disables caching. ERROR verdicts are not stored.
 
     `store` replaces the file store, e.g. a worker's read-only view (`refinery.store.worker_view`)
-    whose new verdicts go back to the driver as `recorded()` entries.
+    whose new verdicts go back to the driver as `take_recorded()` entries.
     """
 
     def __init__(self, path: Path | None, *, store: JsonStore | None = None) -> None:
@@ -109,12 +109,9 @@ class VerdictCache:
             (key, _stored(v)) for key, v in entries if v.status is not Status.ERROR
         )
 
-    def recorded(self) -> list[tuple[str, str]]:
-        """New verdicts of a read-only view, as (key, JSON text) for the driver's `put_raw`."""
-        return self._store.recorded()
-
     def take_recorded(self) -> list[tuple[str, str]]:
-        """`recorded()`, then forgotten by this view (`JsonStore.take_recorded`)."""
+        """New verdicts of a read-only view, as (key, JSON text) for the driver's `put_raw`,
+        then forgotten by the view (`JsonStore.take_recorded`)."""
         return self._store.take_recorded()
 
     def put_raw(self, entries: list[tuple[str, str]]) -> None:

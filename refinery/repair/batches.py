@@ -123,7 +123,10 @@ def _story_fol(items: Iterable[Item]) -> list[str]:
 
 
 def repair_batch(stories: Sequence[Pending], job: RepairJob) -> RepairBatch:
-    """Repair whole stories on a worker (cached outcomes pass through); writes no cache."""
+    """Repair whole stories on a worker (cached outcomes pass through); writes no cache.
+
+    As in `refinery.check.batches.check_batch`, a story reads the verdict cache as planned and
+    its own new verdicts only, as it would alone on this machine's pool."""
     config = job.config
     view = worker_view(job.cache_path, VERDICT_TABLE, job.host, job.cache_upto)
     verdicts = VerdictCache(None, store=view)
@@ -146,6 +149,7 @@ def repair_batch(stories: Sequence[Pending], job: RepairJob) -> RepairBatch:
         client.cache = worker_view(config.llm.cache_path, "replies", job.host)
     out: list[dict[str, Any]] = []
     fresh: list[tuple[str, dict[str, Any]]] = []
+    proved: list[tuple[str, str]] = []
     for story in stories:
         story_fol = _story_fol(item for item, _, _ in story)
         for item, row, outcome in story:
@@ -157,11 +161,12 @@ def repair_batch(stories: Sequence[Pending], job: RepairJob) -> RepairBatch:
                     key = outcome_key(item, story_fol, config, job.provers, job.budget)
                     fresh.append((key, outcome))
             out.append(outcome)  # JSON form: what the cache holds and a worker sends back
+        proved += verdicts.take_recorded()
     replies = client.cache.recorded() if client is not None else []
     if client is not None:
         client.close()
     verdicts.close()
-    return RepairBatch(out, fresh, verdicts.recorded(), replies)
+    return RepairBatch(out, fresh, proved, replies)
 
 
 @dataclass
